@@ -1,0 +1,53 @@
+# The forge services: `make run` to try it, `make test` to check it. `make help` lists the rest.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+PORT ?= 8080
+SERVICE_PACKAGES := services/common services/releases services/orgs services/plugin-gateway
+PROTO_PACKAGES :=
+
+# Fragments owned by parts of the system (proto generation, benchmarks, end-to-end tools).
+-include mk/*.mk
+
+EDITABLES := $(SERVICE_PACKAGES) $(PROTO_PACKAGES)
+INSTALL_STAMP := $(VENV)/.installed
+INSTALL_INPUTS := constraints.txt requirements-dev.txt $(wildcard $(addsuffix /pyproject.toml,$(EDITABLES)))
+
+.PHONY: help install run test lint fmt pytest clean
+
+help: ## Show this help
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+install: $(INSTALL_STAMP) ## Create .venv with every package and tool (pinned by constraints.txt)
+
+$(INSTALL_STAMP): $(INSTALL_INPUTS)
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt \
+		-r requirements-dev.txt $(addprefix -e ,$(EDITABLES))
+	@touch $@
+
+run: install ## Start everything on http://localhost:$(PORT)/ (embedded PostgreSQL unless DATABASE_URL is set)
+	$(BIN)/forge dev --world demo/world.json --port $(PORT)
+
+lint: install ## ruff and mypy --strict
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check services tests-e2e
+	$(BIN)/mypy services/common/src services/releases/src services/orgs/src services/plugin-gateway/src
+
+fmt: install ## Format the code
+	$(BIN)/ruff format services tests-e2e
+	$(BIN)/ruff check --fix .
+
+pytest: install ## Run every test (no lint)
+	$(BIN)/pytest -q $(PYTEST_ARGS)
+
+test: install lint $(TEST_PREREQUISITES) ## Lint, check the contract, run every test
+	$(BIN)/pytest -q $(PYTEST_ARGS)
+
+clean: ## Remove .venv and .data (the make-run database)
+	rm -rf $(VENV) .data

@@ -1,0 +1,37 @@
+"""Building an aiohttp application from services: the common middlewares, the database pool and
+the health routes once, then each service's routes. `forge serve --all` passes three services."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+
+from aiohttp import web
+
+from .auth import auth_middleware
+from .config import Settings
+from .db import create_pool
+from .health import add_health_routes
+from .keys import DB_POOL, SETTINGS
+from .middleware import add_request_id_header, error_middleware, request_id_middleware
+from .service import Service
+
+
+def create_app(settings: Settings, services: Sequence[Service]) -> web.Application:
+    app = web.Application(
+        middlewares=[request_id_middleware, error_middleware, auth_middleware],
+        client_max_size=settings.max_body_bytes,
+    )
+    app[SETTINGS] = settings
+    app.on_response_prepare.append(add_request_id_header)
+    app.cleanup_ctx.append(_pool_context)
+    add_health_routes(app)
+    for service in services:
+        service.setup(app, settings)
+    return app
+
+
+async def _pool_context(app: web.Application) -> AsyncIterator[None]:
+    pool = await create_pool(app[SETTINGS].database_url)
+    app[DB_POOL] = pool
+    yield
+    await pool.close()

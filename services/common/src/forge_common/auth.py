@@ -1,0 +1,63 @@
+"""Token authentication: `Authorization: token X` or `Bearer X`.
+
+Only SHA-256 digests of tokens are stored. A request with a token we do not know is 401
+`AuthTokenInvalid`, never served as anonymous: a typo must not silently downgrade a caller.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from aiohttp import web
+from aiohttp.typedefs import Handler
+
+from .errors import AuthTokenInvalid
+from .keys import DB_POOL
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """The verified caller."""
+
+    id: int
+    login: str
+    is_admin: bool = False
+
+
+VIEWER = web.RequestKey("viewer", Viewer)
+_SCHEMES = {"token", "bearer"}
+
+
+def hash_token(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+def parse_authorization(header: str) -> str:
+    """The token of an `Authorization` header; a malformed header is an invalid credential."""
+    scheme, _, token = header.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() not in _SCHEMES or not token or len(token) > 512:
+        raise AuthTokenInvalid()
+    return token
+
+
+def viewer_of(request: web.Request) -> Viewer | None:
+    return request.get(VIEWER)
+
+
+@web.middleware
+async def auth_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    header = request.headers.get("Authorization")
+    if header is not None:
+        token = parse_authorization(header)
+        row = await request.app[DB_POOL].fetchrow(
+            """SELECT a.id, a.name, a.is_admin
+                 FROM core.access_tokens t JOIN core.accounts a ON a.id = t.user_id
+                WHERE t.token_sha256 = $1""",
+            hash_token(token),
+        )
+        if row is None:
+            raise AuthTokenInvalid()
+        request[VIEWER] = Viewer(row["id"], row["name"], row["is_admin"])
+    return await handler(request)

@@ -1,0 +1,172 @@
+"""The `forge` command (DESIGN §3): `db migrate`, `load FILE`, `serve`, `release publish`, `dev`.
+
+This is the entry point: the only place that reads the environment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from . import logs
+from .app import create_app
+from .config import ConfigError, Settings
+from .db import connect
+from .embedded_pg import EmbeddedPostgres, EmbeddedPostgresError
+from .migrations import MigrationError, migrate
+from .service import Service, all_migrations, installed_services
+from .world import WorldError, load_world, read_world_file
+
+
+def build_parser(services: dict[str, Service]) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="forge", description="Run and manage the forge services.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    db = commands.add_parser("db", help="database commands")
+    db_commands = db.add_subparsers(dest="db_command", required=True)
+    db_commands.add_parser("migrate", help="apply all pending migrations (idempotent)")
+
+    load = commands.add_parser("load", help="load a world file (JSON or YAML) in one transaction")
+    load.add_argument("file", type=Path)
+
+    serve = commands.add_parser("serve", help="run a service")
+    group = serve.add_mutually_exclusive_group(required=True)
+    group.add_argument("--service", choices=[*services, "all"])
+    group.add_argument("--all", action="store_const", const="all", dest="service")
+    serve.add_argument("--host", default="0.0.0.0")
+    serve.add_argument("--port", type=int, default=8080)
+
+    dev = commands.add_parser(
+        "dev", help="embedded PostgreSQL, migrate, load a world once, serve everything (make run)"
+    )
+    dev.add_argument("--world", type=Path, required=True)
+    dev.add_argument("--data-dir", type=Path, default=Path(".data"))
+    dev.add_argument("--host", default="127.0.0.1")
+    dev.add_argument("--port", type=int, default=8080)
+
+    for service in services.values():
+        if service.add_commands is not None:
+            service.add_commands(commands)
+    return parser
+
+
+async def run_migrations(database_url: str, services: dict[str, Service]) -> int:
+    conn = await connect(database_url)
+    try:
+        applied = await migrate(conn, all_migrations(services))
+    finally:
+        await conn.close()
+    return len(applied)
+
+
+async def run_load(settings: Settings, path: Path, services: dict[str, Service]) -> dict[str, int]:
+    world = read_world_file(path)
+    conn = await connect(settings.database_url)
+    try:
+        ids = await load_world(conn, world, list(services.values()), settings)
+    finally:
+        await conn.close()
+    return {"accounts": len(ids.accounts), "repositories": len(ids.repos)}
+
+
+async def world_is_empty(database_url: str) -> bool:
+    conn = await connect(database_url)
+    try:
+        return not await conn.fetchval("SELECT EXISTS (SELECT 1 FROM core.accounts)")
+    finally:
+        await conn.close()
+
+
+def serve(settings: Settings, services: Sequence[Service], host: str, port: int) -> None:
+    app = create_app(settings, services)
+    print(
+        f"forge: serving {', '.join(s.name for s in services)} on http://{host}:{port}/", flush=True
+    )
+    web.run_app(app, host=host, port=port, print=None, access_log=None)
+
+
+def _install_uvloop() -> None:
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover - uvloop is absent only on Windows
+        return
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+
+
+def main(argv: Sequence[str] | None = None, env: dict[str, str] | None = None) -> int:
+    env = dict(os.environ if env is None else env)
+    services = installed_services()
+    args = build_parser(services).parse_args(argv)
+    try:
+        logs.configure(env.get("LOG_LEVEL", "INFO").upper(), env.get("LOG_FORMAT", "json"))
+        if getattr(args, "handler", None) is not None:
+            result: int = args.handler(args, env)
+            return result
+        if args.command == "dev":
+            return _dev(args, env, services)
+        settings = Settings.from_env(env)
+        if args.command == "db":
+            count = asyncio.run(run_migrations(settings.database_url, services))
+            print(f"forge: {count} migration(s) applied")
+        elif args.command == "load":
+            counts = asyncio.run(run_load(settings, args.file, services))
+            print(
+                f"forge: loaded {args.file} ({counts['accounts']} accounts, "
+                f"{counts['repositories']} repositories in the database)"
+            )
+        elif args.command == "serve":
+            chosen = list(services.values()) if args.service == "all" else [services[args.service]]
+            if settings.auto_migrate:
+                asyncio.run(run_migrations(settings.database_url, services))
+            _install_uvloop()
+            serve(settings, chosen, args.host, args.port)
+    except (ConfigError, MigrationError, EmbeddedPostgresError, OSError) as exc:
+        print(f"forge: {exc}", file=sys.stderr)
+        return 1
+    except WorldError as exc:
+        print(f"forge: {args.file}: nothing was loaded:", file=sys.stderr)
+        for problem in exc.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _dev(args: Any, env: dict[str, str], services: dict[str, Service]) -> int:
+    pg: EmbeddedPostgres | None = None
+    if not env.get("DATABASE_URL"):
+        pg = EmbeddedPostgres(args.data_dir / "postgres")
+        env["DATABASE_URL"] = pg.start()
+    env.setdefault("STORAGE_PATH", str(args.data_dir / "storage"))
+    env.setdefault("APP_URL", f"http://localhost:{args.port}/")
+    try:
+        settings = Settings.from_env(env)
+        asyncio.run(run_migrations(settings.database_url, services))
+        if asyncio.run(world_is_empty(settings.database_url)):
+            asyncio.run(run_load(settings, args.world, services))
+            print(f"forge: loaded {args.world}")
+        else:
+            print("forge: database already has data; demo world not loaded again")
+        url = f"http://localhost:{args.port}/"
+        print(
+            f"forge: ready at {url}\n  try: curl {url}healthz\n"
+            f"       curl '{url}api/v2/repos/acme/app/releases/update"
+            "?version=1.0.0&platform=darwin&arch=arm64'",
+            flush=True,
+        )
+        _install_uvloop()
+        serve(settings, list(services.values()), args.host, args.port)
+    finally:
+        if pg is not None:
+            pg.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""Settings read from the environment, once, by the entry point (`forge`).
+
+Everything else receives a frozen `Settings` (or a service's own config built from it), so tests
+build configurations directly and nothing reads `os.environ` behind the caller's back.
+"""
+
+from __future__ import annotations
+
+import platform
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEV_EVENTS_SECRET = "forge-development-events-secret"  # noqa: S105 - dev default, documented
+
+
+class ConfigError(ValueError):
+    """A setting has a value we cannot use; the message names the variable."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str
+    app_url: str = "http://localhost:8080/"
+    storage_path: Path = Path(".data/storage")
+    plugins_file: Path | None = None
+    gateway_url: str | None = None
+    events_secret: str = DEV_EVENTS_SECRET
+    max_body_bytes: int = 1024 * 1024
+    max_upload_bytes: int = 4 * 1024 * 1024 * 1024
+    auto_migrate: bool = False
+    log_level: str = "INFO"
+    log_format: str = "json"
+    server_os: str = field(default_factory=lambda: go_os_name(platform.system()))
+    server_arch: str = field(default_factory=lambda: go_arch_name(platform.machine()))
+
+    def __post_init__(self) -> None:
+        if not self.app_url.endswith("/"):
+            raise ConfigError(f"APP_URL must end in '/': {self.app_url!r}")
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str], *, database_url: str | None = None) -> Settings:
+        """Build settings from environment variables; `database_url` overrides DATABASE_URL."""
+        url = database_url or env.get("DATABASE_URL", "")
+        if not url:
+            raise ConfigError("DATABASE_URL is not set")
+        plugins = env.get("PLUGINS_FILE")
+        return cls(
+            database_url=url,
+            app_url=env.get("APP_URL", cls.app_url),
+            storage_path=Path(env.get("STORAGE_PATH", str(cls.storage_path))),
+            plugins_file=Path(plugins) if plugins else None,
+            gateway_url=env.get("GATEWAY_URL") or None,
+            events_secret=env.get("EVENTS_SECRET", DEV_EVENTS_SECRET),
+            max_body_bytes=_int(env, "MAX_BODY_BYTES", cls.max_body_bytes),
+            max_upload_bytes=_int(env, "MAX_UPLOAD_BYTES", cls.max_upload_bytes),
+            auto_migrate=_bool(env, "AUTO_MIGRATE", cls.auto_migrate),
+            log_level=env.get("LOG_LEVEL", cls.log_level).upper(),
+            log_format=env.get("LOG_FORMAT", cls.log_format),
+        )
+
+
+def go_os_name(system: str) -> str:
+    """The server's OS in Go naming, the update check's default platform (DESIGN §5)."""
+    return {"Linux": "linux", "Darwin": "darwin", "Windows": "windows"}.get(system, system.lower())
+
+
+def go_arch_name(machine: str) -> str:
+    """The server's architecture as the update check's default arch: Go naming, amd64 → x64."""
+    arch = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64"}.get(
+        machine.lower(), machine.lower()
+    )
+    return "x64" if arch == "amd64" else arch
+
+
+def _int(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number, not {raw!r}") from None
+    if value <= 0:
+        raise ConfigError(f"{name} must be positive, not {raw!r}")
+    return value
+
+
+def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    if raw.lower() in {"1", "true", "yes", "on"}:
+        return True
+    if raw.lower() in {"0", "false", "no", "off"}:
+        return False
+    raise ConfigError(f"{name} must be true or false, not {raw!r}")

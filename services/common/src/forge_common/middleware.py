@@ -1,0 +1,95 @@
+"""Request id and error middlewares: handlers raise, this module renders.
+
+Errors on `/api/v1/` paths use the version-1 body, everything else the version-2 body (DESIGN §4).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+
+from aiohttp import web
+from aiohttp.typedefs import Handler
+
+from .errors import ApiError, MethodNotAllowed, NotFound, PayloadTooLarge
+from .logs import request_id_var
+from .render import json_response
+
+log = logging.getLogger(__name__)
+
+REQUEST_ID = web.RequestKey("request_id", str)
+REQUEST_ID_HEADER = "X-Request-Id"
+# A caller's id is echoed only when it is short and plain, so it cannot inject into logs or headers.
+_SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+
+
+def is_v1(path: str) -> bool:
+    return path.startswith("/api/v1/")
+
+
+@web.middleware
+async def request_id_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    incoming = request.headers.get(REQUEST_ID_HEADER, "")
+    request_id = incoming if _SAFE_REQUEST_ID.match(incoming) else uuid.uuid4().hex
+    request[REQUEST_ID] = request_id
+    token = request_id_var.set(request_id)
+    try:
+        return await handler(request)
+    finally:
+        request_id_var.reset(token)
+
+
+async def add_request_id_header(request: web.Request, response: web.StreamResponse) -> None:
+    """on_response_prepare: every response, streamed ones too, carries the request id."""
+    request_id = request.get(REQUEST_ID)
+    if request_id:
+        response.headers[REQUEST_ID_HEADER] = request_id
+
+
+def render_error(request: web.Request, error: ApiError) -> web.Response:
+    headers = dict(error.headers)
+    if is_v1(request.path):
+        body: dict[str, object] = {"message": error.message}
+        if error.errors:
+            body["errors"] = error.errors
+    else:
+        body = {
+            "error": {
+                "code": error.code,
+                "message": error.message,
+                "status": error.status,
+                "request_id": request.get(REQUEST_ID, ""),
+            }
+        }
+    return json_response(body, status=error.status, headers=headers)
+
+
+def _translate_http_exception(exc: web.HTTPException) -> ApiError:
+    """aiohttp's own errors (no route, wrong method, body over client_max_size) in our shape."""
+    if isinstance(exc, web.HTTPMethodNotAllowed):
+        return MethodNotAllowed(sorted(exc.allowed_methods))
+    if isinstance(exc, web.HTTPRequestEntityTooLarge):
+        return PayloadTooLarge("Request body too large")
+    if exc.status == 404:
+        return NotFound("Not found")
+    error = ApiError(exc.reason or "Error", code="HTTPError")
+    error.status = exc.status
+    return error
+
+
+@web.middleware
+async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    try:
+        return await handler(request)
+    except ApiError as error:
+        return render_error(request, error)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise  # 304 and redirects are answers, not errors
+        return render_error(request, _translate_http_exception(exc))
+    except ConnectionResetError:
+        raise
+    except Exception:
+        log.exception("unhandled error serving %s %s", request.method, request.path)
+        return render_error(request, ApiError("Internal server error"))

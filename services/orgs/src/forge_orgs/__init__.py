@@ -1,0 +1,1 @@
+"""The orgs service: the version-1 organization profile API."""

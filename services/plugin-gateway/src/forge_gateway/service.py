@@ -1,0 +1,16 @@
+"""The plugin gateway as the `forge` CLI and `forge serve` see it."""
+
+from __future__ import annotations
+
+from aiohttp import web
+from forge_common.config import Settings
+from forge_common.service import Service
+
+from .routes import add_routes
+
+
+def setup(app: web.Application, settings: Settings) -> None:
+    add_routes(app)
+
+
+SERVICE = Service(name="gateway", schema=None, migrations_package=None, setup=setup)
