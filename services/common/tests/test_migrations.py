@@ -6,7 +6,6 @@ import asyncio
 from dataclasses import replace
 
 import pytest
-
 from forge_common.db import connect
 from forge_common.migrations import MigrationError, migrate
 from forge_common.service import all_migrations, installed_services

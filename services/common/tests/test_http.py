@@ -1,0 +1,146 @@
+"""Auth and error middlewares (issue 2, DESIGN §4): token forms, unknown tokens, error bodies of
+both API versions, malformed and oversize bodies, 500 without internals, request ids."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+import pytest
+from aiohttp import web
+from forge_common.app import create_app
+from forge_common.auth import viewer_of
+from forge_common.body import optional_int, read_json_object, required_str
+from forge_common.keys import DB_POOL
+from forge_common.render import json_response
+from forge_common.service import Service
+
+SECRET = "connection string postgres://user:hunter2@db"
+
+
+async def whoami(request: web.Request) -> web.Response:
+    viewer = viewer_of(request)
+    return json_response({"login": viewer.login if viewer else None})
+
+
+async def boom(request: web.Request) -> web.Response:
+    raise RuntimeError(SECRET)
+
+
+async def echo(request: web.Request) -> web.Response:
+    body = await read_json_object(request)
+    return json_response({"name": required_str(body, "name"), "n": optional_int(body, "n")})
+
+
+def setup(app: web.Application, settings: object) -> None:
+    for prefix in ("/api/v1", "/api/v2"):
+        app.router.add_get(f"{prefix}/whoami", whoami)
+        app.router.add_get(f"{prefix}/boom", boom)
+        app.router.add_post(f"{prefix}/echo", echo)
+
+
+@pytest.fixture
+async def client(aiohttp_client, settings, load):
+    await load({"users": [{"name": "alice", "tokens": ["alice-token"]}]})
+    app = create_app(replace(settings, max_body_bytes=1024), [Service("t", None, None, setup)])
+    return await aiohttp_client(app)
+
+
+async def test_no_authorization_is_anonymous(client):
+    response = await client.get("/api/v2/whoami")
+    assert response.status == 200
+    assert await response.json() == {"login": None}
+
+
+@pytest.mark.parametrize("scheme", ["token", "Bearer", "bearer", "TOKEN"])
+async def test_both_header_forms_authenticate(client, scheme):
+    response = await client.get(
+        "/api/v2/whoami", headers={"Authorization": f"{scheme} alice-token"}
+    )
+    assert await response.json() == {"login": "alice"}
+
+
+@pytest.mark.parametrize("header", ["token wrong", "Bearer ", "Basic YWxpY2U6eA==", "alice-token"])
+async def test_unknown_or_malformed_token_is_401_never_anonymous(client, header):
+    response = await client.get("/api/v2/whoami", headers={"Authorization": header})
+    assert response.status == 401
+    body = await response.json()
+    assert body["error"]["code"] == "AuthTokenInvalid"
+
+
+async def test_v1_error_body_shape(client):
+    response = await client.get("/api/v1/whoami", headers={"Authorization": "token nope"})
+    assert response.status == 401
+    assert await response.json() == {"message": "Invalid access token"}
+
+
+async def test_malformed_json_is_400(client):
+    response = await client.post("/api/v2/echo", data=b"{nope")
+    assert response.status == 400
+    assert (await response.json())["error"]["code"] == "ValInvalidInput"
+
+
+async def test_wrong_type_is_422_naming_the_field(client):
+    response = await client.post("/api/v1/echo", json={"name": "x", "n": "seven"})
+    assert response.status == 422
+    assert await response.json() == {"message": "n must be an integer", "errors": ["n"]}
+    response = await client.post("/api/v1/echo", json={"name": "x", "n": True})
+    assert response.status == 422
+    response = await client.post("/api/v1/echo", json=["not", "an", "object"])
+    assert response.status == 422
+
+
+async def test_oversize_body_is_413(client):
+    response = await client.post("/api/v2/echo", data=b'{"name": "' + b"x" * 4096 + b'"}')
+    assert response.status == 413
+    assert (await response.json())["error"]["code"] == "PayloadTooLarge"
+
+
+async def test_unexpected_exception_is_500_without_internals(client, caplog):
+    with caplog.at_level(logging.ERROR):
+        response = await client.get("/api/v2/boom", headers={"X-Request-Id": "req-42"})
+    assert response.status == 500
+    text = await response.text()
+    assert "hunter2" not in text and "RuntimeError" not in text and "Traceback" not in text
+    body = await response.json()
+    assert body["error"] == {
+        "code": "InternalError",
+        "message": "Internal server error",
+        "status": 500,
+        "request_id": "req-42",
+    }
+    # the log keeps what the caller must not see, under the same request id
+    assert any(SECRET in (r.exc_text or str(r.exc_info)) for r in caplog.records)
+
+
+async def test_request_id_is_echoed_or_made(client):
+    response = await client.get("/api/v2/whoami", headers={"X-Request-Id": "abc-123"})
+    assert response.headers["X-Request-Id"] == "abc-123"
+    response = await client.get("/api/v2/whoami")
+    assert len(response.headers["X-Request-Id"]) == 32
+    # a hostile id is replaced, not echoed into our headers and logs
+    response = await client.get("/api/v2/whoami", headers={"X-Request-Id": "a b<script>"})
+    assert response.headers["X-Request-Id"] != "a b<script>"
+
+
+async def test_unknown_route_and_wrong_method_use_our_error_body(client):
+    response = await client.get("/api/v2/nothing-here")
+    assert response.status == 404
+    assert (await response.json())["error"]["code"] == "NotFound"
+    response = await client.delete("/api/v1/whoami")
+    assert response.status == 405
+    assert "GET" in response.headers["Allow"]
+
+
+async def test_health_and_readiness(client):
+    assert (await client.get("/healthz")).status == 200
+    response = await client.get("/readyz")
+    assert response.status == 200
+    assert await response.json() == {"status": "ok"}
+
+
+async def test_readiness_fails_when_the_database_does_not_answer(client):
+    await client.app[DB_POOL].close()
+    response = await client.get("/readyz")
+    assert response.status == 503
+    assert (await client.get("/healthz")).status == 200  # the process itself is still up
