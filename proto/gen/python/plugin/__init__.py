@@ -1,0 +1,1 @@
+"""Generated code for the forge plugin protocol; see plugin.v1."""
