@@ -36,11 +36,11 @@ run: install ## Start everything on http://localhost:$(PORT)/ (embedded PostgreS
 
 lint: install ## ruff and mypy --strict
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check services tests-e2e
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy services/common/src services/releases/src services/orgs/src services/plugin-gateway/src
 
 fmt: install ## Format the code
-	$(BIN)/ruff format services tests-e2e
+	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
 pytest: install ## Run every test (no lint)
