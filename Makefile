@@ -26,9 +26,10 @@ install: $(INSTALL_STAMP) ## Create .venv with every package and tool (pinned by
 
 $(INSTALL_STAMP): $(INSTALL_INPUTS)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt \
-		-r requirements-dev.txt $(addprefix -e ,$(EDITABLES))
+	@# Our packages build with the pinned setuptools in the venv: no per-package build downloads.
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt setuptools wheel
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-build-isolation \
+		-c constraints.txt -r requirements-dev.txt $(addprefix -e ,$(EDITABLES))
 	@touch $@
 
 run: install ## Start everything on http://localhost:$(PORT)/ (embedded PostgreSQL unless DATABASE_URL is set)
