@@ -27,7 +27,7 @@ install: $(INSTALL_STAMP) ## Create .venv with every package and tool (pinned by
 $(INSTALL_STAMP): $(INSTALL_INPUTS)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@# Our packages build with the pinned setuptools in the venv: no per-package build downloads.
-	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt setuptools wheel
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt pip setuptools wheel
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-build-isolation \
 		-c constraints.txt -r requirements-dev.txt $(addprefix -e ,$(EDITABLES))
 	@touch $@
