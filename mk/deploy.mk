@@ -1,0 +1,69 @@
+# Deployment: the reverse proxy, the container image, compose and Kubernetes (deploy/, compose.yaml),
+# and the tools the end-to-end tests (tests-e2e/) need. Included by the root Makefile.
+
+# Offline validators, pinned here because only these targets use them.
+DEPLOY_VALIDATORS := check-jsonschema==0.39.0 kubernetes-validate==1.37.0
+# Debian packages: nginx for tests-e2e (and the plain-process proxy), wrk for load runs,
+# docker-compose (v1, --no-install-recommends: no engine) for `config -q` in deploy-check.
+DEPLOY_APT_TOOLS := nginx:nginx wrk:wrk docker-compose:docker-compose
+NGINX ?= $(shell command -v nginx 2>/dev/null || ls /usr/sbin/nginx 2>/dev/null)
+
+TEST_PREREQUISITES += deploy-tools deploy-check
+
+.PHONY: deploy-tools deploy-check deploy-render up
+
+deploy-tools: ## Install nginx, wrk and docker-compose with apt-get (only when missing, only as root)
+	@missing=""; \
+	for pair in $(DEPLOY_APT_TOOLS); do \
+		cmd=$${pair%%:*}; pkg=$${pair##*:}; \
+		command -v $$cmd >/dev/null 2>&1 || test -x /usr/sbin/$$cmd || missing="$$missing $$pkg"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then \
+		echo "deploy-tools: missing:$$missing (not root: run 'apt-get install -y$$missing' yourself;" \
+			"tests-e2e skip without nginx)" >&2; exit 0; \
+	fi; \
+	echo "deploy-tools: apt-get install$$missing"; \
+	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends $$missing >/dev/null; } \
+		|| echo "deploy-tools: WARNING: apt-get failed; tests-e2e will skip without nginx" >&2
+
+$(VENV)/.deploy-validators: | install
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt $(DEPLOY_VALIDATORS)
+	@touch $@
+
+deploy-render: install ## Re-render deploy/k8s/nginx/forge.conf from the nginx template
+	$(PY) deploy/nginx/render.py --k8s > deploy/k8s/nginx/forge.conf
+
+deploy-check: install $(VENV)/.deploy-validators ## Validate compose.yaml, the k8s manifests and the nginx config offline
+	$(BIN)/check-jsonschema --builtin-schema vendor.compose-spec compose.yaml
+	@if command -v docker-compose >/dev/null 2>&1; then \
+		echo "docker-compose -f compose.yaml config -q"; \
+		docker-compose -f compose.yaml config -q; \
+	else echo "deploy-check: docker-compose absent (make deploy-tools); skipped 'config -q'"; fi
+	@$(PY) deploy/nginx/render.py --k8s | diff -u deploy/k8s/nginx/forge.conf - \
+		|| { echo "deploy-check: deploy/k8s/nginx/forge.conf is stale: make deploy-render" >&2; exit 1; }
+	@if command -v kubectl >/dev/null 2>&1; then \
+		echo "kubectl kustomize deploy/k8s | kubernetes-validate --strict -"; \
+		kubectl kustomize deploy/k8s | $(BIN)/kubernetes-validate --strict -; \
+	else \
+		echo "deploy-check: kubectl absent; validating the manifests one by one (no kustomize)"; \
+		$(BIN)/kubernetes-validate --strict $$(ls deploy/k8s/*.yaml | grep -v kustomization.yaml); \
+	fi
+	@if [ -n "$(NGINX)" ]; then \
+		prefix=$$(mktemp -d); \
+		$(PY) deploy/nginx/render.py --prefix $$prefix --listen 127.0.0.1:18080 \
+			--releases 127.0.0.1:1 --orgs 127.0.0.1:2 --gateway 127.0.0.1:3 >/dev/null && \
+		$(NGINX) -q -t -p $$prefix/ -e logs/error.log -c nginx.conf; status=$$?; rm -rf $$prefix; \
+		[ $$status = 0 ] && echo "nginx -t: deploy/nginx/forge.conf.template is valid"; exit $$status; \
+	else echo "deploy-check: nginx absent (make deploy-tools); skipped 'nginx -t'"; fi
+
+up: ## docker compose up --build: nginx, three services, PostgreSQL, the example plugin on :8080
+	@if docker compose version >/dev/null 2>&1; then docker compose up --build; \
+	elif command -v docker-compose >/dev/null 2>&1 && docker info >/dev/null 2>&1; then \
+		docker-compose up --build; \
+	else \
+		echo "make up: needs a container engine with compose (docker compose / podman compose)."; \
+		echo "None runs here; 'make run' serves the same paths from one process without one."; \
+		exit 1; \
+	fi
