@@ -1,9 +1,24 @@
-"""The route table of the releases service."""
+"""The route table of the releases service (read side; the write side adds its routes here)."""
 
 from __future__ import annotations
 
 from aiohttp import web
 
+from . import downloads, handlers, openapi
+
+API = "/api/v2/repos/{owner}/{repo}/releases"
+
 
 def add_routes(app: web.Application) -> None:
-    pass
+    app.router.add_routes(
+        [
+            web.get("/api/v2/openapi.json", openapi.document),
+            web.get(API, handlers.list_releases),
+            # literal suffixes before {tag}: `update` and `latest` are not tags here
+            web.get(f"{API}/update", handlers.update_check),
+            web.get(f"{API}/latest", handlers.latest_release),
+            web.get(f"{API}/{{tag}}", handlers.get_release),
+            web.get("/{owner}/{repo}/releases/download/{tag}/{name}", downloads.download),
+            web.get("/{owner}/{repo}/releases/latest/download/{name}", downloads.latest_download),
+        ]
+    )

@@ -7,10 +7,22 @@ from forge_common.config import Settings
 from forge_common.service import Service
 
 from . import world
+from .cache import ReleaseCache
+from .counter import DownloadCounter
+from .keys import DOWNLOAD_COUNTER, LISTENER_TUNING, RELEASE_CACHE, STORAGE
+from .lifecycle import counter_context, listener_context
+from .listener import ListenerTuning
 from .routes import add_routes
+from .storage import Storage
 
 
 def setup(app: web.Application, settings: Settings) -> None:
+    app[RELEASE_CACHE] = ReleaseCache()
+    app[LISTENER_TUNING] = ListenerTuning()  # tests may replace it before the app starts
+    app[DOWNLOAD_COUNTER] = DownloadCounter()
+    app[STORAGE] = Storage(settings.storage_path)
+    app.cleanup_ctx.append(listener_context)
+    app.cleanup_ctx.append(counter_context)
     add_routes(app)
 
 

@@ -1,0 +1,137 @@
+"""The in-process cache behind the update check: name resolution and candidate releases.
+
+Entries are dropped when PostgreSQL says the data changed (listener.py), so every replica sees a
+new release at once. The cache is only used while the LISTEN connection is up: when it is down,
+`enabled` is false, nothing is read from or stored in the cache, and requests query the database
+(correct, slower). Each reconnection starts from an empty cache, since notifications sent while
+disconnected are lost.
+
+A load races with invalidations: it takes a `token()` before querying and `put_*` stores its result
+only when no invalidation happened meanwhile, so a result read before a change is never kept after
+the notification of that change.
+
+The write side can call `invalidate_repo` directly after its own commit; the triggers of
+migration 0002 notify every replica anyway.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from forge_common.access import Access
+
+from .models import Release, RepoRef
+from .update import Answer
+
+
+class _Missing(Enum):
+    MISSING = 0
+
+
+MISSING = _Missing.MISSING  # `get_name` when nothing is cached for the key
+
+
+@dataclass(frozen=True, slots=True)
+class RepoEntry:
+    """A resolved repository path and what an anonymous caller may do with it."""
+
+    ref: RepoRef
+    anonymous: Access
+
+
+@dataclass(slots=True)
+class RepoReleases:
+    """Update-check candidates of one repository, plus answers already computed from them.
+
+    `answers` maps a request key to a prepared answer; it lives and dies with this object, so an
+    invalidation of the repository drops it too.
+    """
+
+    stable: tuple[Release, ...]
+    everything: tuple[Release, ...]
+    answers: dict[tuple[str, str, str, str], Answer] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CacheLimits:
+    names: int = 10_000
+    repos: int = 10_000
+    answers_per_repo: int = 1_024
+
+
+class ReleaseCache:
+    """Bounded maps; on overflow a map is cleared rather than tracked (cheap, and rare)."""
+
+    def __init__(self, limits: CacheLimits | None = None) -> None:
+        self.limits = limits or CacheLimits()
+        self.enabled = False
+        self._version = 0
+        self._names: dict[tuple[str, str], RepoEntry | None] = {}
+        self._repos: dict[int, RepoReleases] = {}
+
+    # --- reading and storing -------------------------------------------------------------
+
+    def token(self) -> int:
+        """Take before loading; pass to `put_*` (which ignore results older than a change)."""
+        return self._version
+
+    def get_name(self, key: tuple[str, str]) -> RepoEntry | _Missing | None:
+        """The cached entry (None: no such repository), or MISSING."""
+        if not self.enabled:
+            return MISSING
+        return self._names.get(key, MISSING)
+
+    def put_name(self, key: tuple[str, str], entry: RepoEntry | None, token: int) -> None:
+        if not self.enabled or token != self._version:
+            return
+        if len(self._names) >= self.limits.names:
+            self._names.clear()
+        self._names[key] = entry
+
+    def get_repo(self, repo_id: int) -> RepoReleases | None:
+        return self._repos.get(repo_id) if self.enabled else None
+
+    def put_repo(self, repo_id: int, releases: RepoReleases, token: int) -> None:
+        if not self.enabled or token != self._version:
+            return
+        if len(self._repos) >= self.limits.repos:
+            self._repos.clear()
+        self._repos[repo_id] = releases
+
+    def remember_answer(
+        self, releases: RepoReleases, key: tuple[str, str, str, str], answer: Answer
+    ) -> None:
+        if len(releases.answers) >= self.limits.answers_per_repo:
+            releases.answers.clear()
+        releases.answers[key] = answer
+
+    # --- invalidation --------------------------------------------------------------------
+
+    def invalidate_repo(self, repo_id: int) -> None:
+        """A repository's releases or assets changed."""
+        self._version += 1
+        self._repos.pop(repo_id, None)
+
+    def invalidate_names(self) -> None:
+        """Accounts or repositories changed: any path may now resolve differently, and prepared
+        answers hold download URLs spelled with owner and repository names, so both go."""
+        self._version += 1
+        self._names.clear()
+        self._repos.clear()
+
+    def reset(self, *, enabled: bool) -> None:
+        """Drop everything; `enabled` says whether change notifications are being received."""
+        self._version += 1
+        self._names.clear()
+        self._repos.clear()
+        self.enabled = enabled
+
+    def on_notification(self, payload: str) -> None:
+        """Apply one payload of the `forge_releases` channel (see migration 0002)."""
+        if payload == "n":
+            self.invalidate_names()
+        elif payload.startswith("r:") and payload[2:].isdigit():
+            self.invalidate_repo(int(payload[2:]))
+        else:  # "*" or anything we do not understand: be safe
+            self.reset(enabled=self.enabled)

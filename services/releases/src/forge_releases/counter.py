@@ -1,0 +1,61 @@
+"""Download counting: increments gathered in memory and written in batches.
+
+A completed full download calls `add`; `flush` writes every pending increment in one statement.
+The app flushes every `interval` seconds and once more at clean shutdown, after the server
+stopped taking requests, so no count is lost then. A failed write keeps its increments for the
+next flush. The API adds `pending` to the stored count, so a caller sees its own download at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import Counter
+
+import asyncpg
+
+log = logging.getLogger(__name__)
+
+FLUSH_INTERVAL = 2.0
+
+
+class DownloadCounter:
+    def __init__(self) -> None:
+        self._pending: Counter[int] = Counter()
+        self._lock = asyncio.Lock()
+
+    def add(self, asset_id: int) -> None:
+        self._pending[asset_id] += 1
+
+    def pending(self, asset_id: int) -> int:
+        return self._pending.get(asset_id, 0)
+
+    async def flush(self, pool: asyncpg.Pool) -> int:
+        """Write pending increments; returns how many downloads were written."""
+        async with self._lock:
+            batch = self._pending
+            if not batch:
+                return 0
+            self._pending = Counter()
+            ids, counts = list(batch), list(batch.values())
+            try:
+                await pool.execute(
+                    """UPDATE releases.assets a SET download_count = a.download_count + v.n
+                         FROM unnest($1::bigint[], $2::bigint[]) AS v(id, n)
+                        WHERE a.id = v.id""",
+                    ids,
+                    counts,
+                )
+            except BaseException:
+                self._pending.update(batch)  # try again next time
+                raise
+            return sum(counts)
+
+    async def run(self, pool: asyncpg.Pool, interval: float = FLUSH_INTERVAL) -> None:
+        """Flush every `interval` seconds until cancelled."""
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await self.flush(pool)
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                log.warning("could not write download counts yet: %s", exc)

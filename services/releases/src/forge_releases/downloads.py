@@ -1,0 +1,167 @@
+"""Asset downloads at the address the API hands out (SPEC Attachment.DownloadURL):
+
+    GET /{owner}/{repo}/releases/download/{tag}/{name}
+    GET /{owner}/{repo}/releases/latest/download/{name}   (latest stable release: a fixed
+                                                           Squirrel.Windows feed address)
+
+Same access rules as the API (resolve.py). The file is streamed from storage, never read whole,
+with Content-Type, Content-Length, ETag (the SHA-256), Last-Modified, one `Range` (206, 416) and
+`If-None-Match` / `If-Modified-Since` (304). A name not found exactly is looked up
+case-insensitively, since Squirrel.Windows retries a failed download lower-cased. Each completed
+full download is counted once (counter.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from email.utils import format_datetime, parsedate_to_datetime
+from typing import BinaryIO
+from urllib.parse import quote
+
+from aiohttp import web
+from forge_common.keys import DB_POOL
+
+from . import db
+from .candidates import repo_releases
+from .errors import AssetNotFound, ReleaseNotFound
+from .handlers import DRAFT_READERS
+from .httpcache import cache_headers, none_match
+from .keys import DOWNLOAD_COUNTER, STORAGE
+from .models import Asset, Release
+from .ranges import ByteRange, Unsatisfiable, parse_range
+from .resolve import resolve
+
+log = logging.getLogger(__name__)
+
+CHUNK_SIZE = 256 * 1024
+
+
+def _bad_name(name: str) -> bool:
+    return not name or "/" in name or ".." in name or "\x00" in name
+
+
+def find_asset(assets: Sequence[Asset], name: str) -> Asset | None:
+    """The asset named exactly `name`, else the first (attachment order) equal ignoring case."""
+    for asset in assets:
+        if asset.name == name:
+            return asset
+    lowered = name.lower()
+    for asset in assets:
+        if asset.name.lower() == lowered:
+            return asset
+    return None
+
+
+async def download(request: web.Request) -> web.StreamResponse:
+    name = request.match_info["name"]
+    if _bad_name(name):
+        raise AssetNotFound()
+    resolved = await resolve(request)
+    release = await db.release_by_download_tag(
+        request.app[DB_POOL], resolved.ref.repo_id, request.match_info["tag"]
+    )
+    if release is None or (release.draft and resolved.access < DRAFT_READERS):
+        raise ReleaseNotFound()
+    return await _serve(request, release, name, resolved.public and not release.draft)
+
+
+async def latest_download(request: web.Request) -> web.StreamResponse:
+    name = request.match_info["name"]
+    if _bad_name(name):
+        raise AssetNotFound()
+    resolved = await resolve(request)
+    stable = (await repo_releases(request.app, resolved.ref.repo_id)).stable
+    if not stable:
+        raise ReleaseNotFound()
+    return await _serve(request, stable[0], name, resolved.public)
+
+
+def _http_date(release_asset: Asset) -> str:
+    return format_datetime(release_asset.created_at.replace(microsecond=0), usegmt=True)
+
+
+def _not_modified_since(request: web.Request, asset: Asset) -> bool:
+    header = request.headers.get("If-Modified-Since")
+    if not header or "If-None-Match" in request.headers:
+        return False  # If-None-Match takes precedence (RFC 9110 §13.1.3)
+    try:
+        since = parsedate_to_datetime(header)
+    except (TypeError, ValueError):
+        return False
+    if since.tzinfo is None:
+        return False
+    return asset.created_at.replace(microsecond=0) <= since
+
+
+def _wanted_range(request: web.Request, etag: str, last_modified: str, size: int) -> ByteRange:
+    """The part to send: the whole file without a usable single Range. Raises Unsatisfiable."""
+    header = request.headers.get("Range")
+    if header is None:
+        return ByteRange(0, size, partial=False)
+    if_range = request.headers.get("If-Range")
+    if if_range is not None and if_range.strip() not in (etag, last_modified):
+        return ByteRange(0, size, partial=False)
+    return parse_range(header, size)
+
+
+async def _serve(
+    request: web.Request, release: Release, name: str, public: bool
+) -> web.StreamResponse:
+    asset = find_asset(release.assets, name)
+    if asset is None:
+        raise AssetNotFound()
+    etag = f'"{asset.sha256}"'
+    last_modified = _http_date(asset)
+    headers = {
+        **cache_headers(public),
+        "ETag": etag,
+        "Last-Modified": last_modified,
+        "Accept-Ranges": "bytes",
+    }
+    if none_match(request, etag) or _not_modified_since(request, asset):
+        return web.Response(status=304, headers=headers)
+    try:
+        part = _wanted_range(request, etag, last_modified, asset.size)
+    except Unsatisfiable:
+        return web.Response(
+            status=416, headers={**headers, "Content-Range": f"bytes */{asset.size}"}
+        )
+    path = request.app[STORAGE].path_of(asset.sha256)
+    try:
+        file = await asyncio.to_thread(path.open, "rb")
+    except OSError:
+        log.error("asset %s (%s) is missing from storage at %s", asset.id, asset.name, path)
+        raise AssetNotFound() from None
+    try:
+        response = web.StreamResponse(status=206 if part.partial else 200, headers=headers)
+        response.content_type = asset.content_type
+        response.content_length = part.length
+        response.headers["Content-Disposition"] = (
+            f"attachment; filename*=UTF-8''{quote(asset.name, safe='')}"
+        )
+        if part.partial:
+            response.headers["Content-Range"] = f"bytes {part.start}-{part.end - 1}/{asset.size}"
+        await response.prepare(request)
+        if request.method != "HEAD":
+            await _stream(response, file, part)
+            if not part.partial:
+                request.app[DOWNLOAD_COUNTER].add(asset.id)
+        await response.write_eof()
+    finally:
+        await asyncio.to_thread(file.close)
+    return response
+
+
+async def _stream(response: web.StreamResponse, file: BinaryIO, part: ByteRange) -> None:
+    if part.start:
+        await asyncio.to_thread(file.seek, part.start)
+    remaining = part.length
+    while remaining > 0:
+        chunk = await asyncio.to_thread(file.read, min(CHUNK_SIZE, remaining))
+        if not chunk:  # storage shorter than recorded: stop; the client sees a short body
+            log.error("asset file %s ended %d bytes early", file.name, remaining)
+            break
+        await response.write(chunk)
+        remaining -= len(chunk)

@@ -1,0 +1,157 @@
+"""Handlers of the version-2 release API (read side): parse, call, render."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from aiohttp import web
+from forge_common.access import Access
+from forge_common.errors import InvalidInput
+from forge_common.keys import DB_POOL, SETTINGS
+from forge_common.render import dumps
+
+from . import db, render
+from .candidates import repo_releases
+from .errors import NoReleasesFound, ReleaseNotFound
+from .httpcache import cache_headers, etag_of, none_match, not_modified
+from .keys import DOWNLOAD_COUNTER, RELEASE_CACHE
+from .models import Release
+from .params import Page, flag, page_of, release_id_of
+from .resolve import Resolved, resolve
+from .update import STABLE, Answer, BadVersion, UpdateQuery, prepare_answer
+from .urls import api_releases_url
+
+# Who sees drafts: list rule 4 says administrators (`drafts=true`); a draft fetched by id or tag
+# is shown to whoever may publish releases (write), so a publisher can read back a draft.
+DRAFT_LISTERS = Access.ADMIN
+DRAFT_READERS = Access.WRITE
+
+
+def _json(
+    request: web.Request, data: object, public: bool, headers: dict[str, str] | None = None
+) -> web.Response:
+    """A JSON answer with an ETag, honouring If-None-Match."""
+    body = dumps(data)
+    etag = etag_of(body)
+    all_headers = {**cache_headers(public), **(headers or {}), "ETag": etag}
+    if none_match(request, etag):
+        return not_modified(etag, all_headers)
+    return web.Response(body=body, headers=all_headers, content_type="application/json")
+
+
+def _render(request: web.Request, resolved: Resolved, release: Release) -> dict[str, object]:
+    return render.release(
+        request.app[SETTINGS].app_url, resolved.ref, release, request.app[DOWNLOAD_COUNTER]
+    )
+
+
+def _link_header(base: str, page: Page, total: int, extra: dict[str, str]) -> str:
+    last = max(1, -(-total // page.limit))
+    links = []
+
+    def url(number: int) -> str:
+        return f"{base}?{urlencode({**extra, 'page': number, 'limit': page.limit})}"
+
+    if page.page < last:
+        links.append(f'<{url(page.page + 1)}>; rel="next"')
+        links.append(f'<{url(last)}>; rel="last"')
+    if page.page > 1:
+        links.append(f'<{url(1)}>; rel="first"')
+        links.append(f'<{url(min(page.page - 1, last))}>; rel="prev"')
+    return ", ".join(links)
+
+
+async def list_releases(request: web.Request) -> web.Response:
+    """GET /api/v2/repos/{owner}/{repo}/releases (list rules 1-5)."""
+    resolved = await resolve(request)
+    query = request.query
+    page = page_of(query)
+    prereleases = flag(query, "prereleases")
+    drafts = flag(query, "drafts") and resolved.access >= DRAFT_LISTERS
+    pool = request.app[DB_POOL]
+    repo_id = resolved.ref.repo_id
+    total = await db.count_releases(pool, repo_id, prereleases=prereleases, drafts=drafts)
+    releases = []
+    if page.reachable and page.offset < total:
+        releases = await db.list_releases(
+            pool,
+            repo_id,
+            prereleases=prereleases,
+            drafts=drafts,
+            limit=page.limit,
+            offset=page.offset,
+        )
+    extra = {k: "true" for k, on in (("prereleases", prereleases), ("drafts", drafts)) if on}
+    base = api_releases_url(request.app[SETTINGS].app_url, resolved.ref.owner, resolved.ref.name)
+    headers = {
+        "X-Total-Count": str(total),
+        "Access-Control-Expose-Headers": "X-Total-Count, Link",
+    }
+    if link := _link_header(base, page, total, extra):
+        headers["Link"] = link
+    data = [_render(request, resolved, r) for r in releases]
+    return _json(request, data, resolved.public and not drafts, headers)
+
+
+async def get_release(request: web.Request) -> web.Response:
+    """GET .../releases/{tag}: a positive int64 is an id, anything else a tag (get rules 1-2)."""
+    resolved = await resolve(request)
+    value = request.match_info["tag"]
+    release_id = release_id_of(value)
+    pool = request.app[DB_POOL]
+    if release_id is not None:
+        release = await db.release_by_id(pool, resolved.ref.repo_id, release_id)
+    else:
+        release = await db.release_by_tag(pool, resolved.ref.repo_id, value)
+    if release is None or (release.draft and resolved.access < DRAFT_READERS):
+        raise ReleaseNotFound()
+    return _json(
+        request, _render(request, resolved, release), resolved.public and not release.draft
+    )
+
+
+async def latest_release(request: web.Request) -> web.Response:
+    """GET .../releases/latest: the first release of the channel in list order (latest rules)."""
+    resolved = await resolve(request)
+    channel = request.query.get("channel") or STABLE
+    release = await db.latest_release(
+        request.app[DB_POOL], resolved.ref.repo_id, prereleases=channel != STABLE
+    )
+    if release is None:
+        raise NoReleasesFound()
+    return _json(request, _render(request, resolved, release), resolved.public)
+
+
+def _send_answer(request: web.Request, answer: Answer, public: bool) -> web.Response:
+    if answer.status == 204:
+        return web.Response(status=204, headers=cache_headers(public))
+    headers = {**cache_headers(public), "ETag": answer.etag}
+    if none_match(request, answer.etag):
+        return not_modified(answer.etag, headers)
+    return web.Response(body=answer.body, headers=headers, content_type="application/json")
+
+
+async def update_check(request: web.Request) -> web.Response:
+    """GET .../releases/update (update rules 1-9): the hot path. A repeated check of a cached
+    repository is answered from prepared bytes without any query (anonymous, public data)."""
+    resolved = await resolve(request)
+    settings = request.app[SETTINGS]
+    query = request.query
+    check = UpdateQuery(
+        version=query.get("version", ""),
+        platform=query.get("platform") or settings.server_os,
+        arch=query.get("arch") or settings.server_arch,
+        channel=query.get("channel") or STABLE,
+    )
+    releases = await repo_releases(request.app, resolved.ref.repo_id)
+    answer = releases.answers.get(check.key)
+    if answer is None:
+        ref = resolved.ref
+        try:
+            answer = prepare_answer(
+                settings.app_url, ref.owner, ref.name, releases.stable, releases.everything, check
+            )
+        except BadVersion:
+            raise InvalidInput(f"Invalid version format: {check.version}") from None
+        request.app[RELEASE_CACHE].remember_answer(releases, check.key, answer)
+    return _send_answer(request, answer, resolved.public)

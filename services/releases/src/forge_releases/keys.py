@@ -1,0 +1,19 @@
+"""Typed application keys of the releases service (its state in a shared `forge serve --all`)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from aiohttp import web
+
+from .cache import ReleaseCache
+from .counter import DownloadCounter
+from .listener import ChangeListener, ListenerTuning
+from .storage import Storage
+
+RELEASE_CACHE = web.AppKey("releases_cache", ReleaseCache)
+CHANGE_LISTENER = web.AppKey("releases_change_listener", ChangeListener)
+LISTENER_TASK = web.AppKey("releases_listener_task", asyncio.Task[None])
+LISTENER_TUNING = web.AppKey("releases_listener_tuning", ListenerTuning)
+DOWNLOAD_COUNTER = web.AppKey("releases_download_counter", DownloadCounter)
+STORAGE = web.AppKey("releases_storage", Storage)

@@ -1,0 +1,47 @@
+"""The release data the read side works with: frozen rows from the database."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Asset:
+    """An attached file; `sha256` addresses its bytes in storage."""
+
+    id: int
+    release_id: int
+    name: str
+    size: int
+    content_type: str
+    sha256: str
+    uuid: str
+    download_count: int
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """A release with its assets in attachment order (upload order, id ascending)."""
+
+    id: int
+    repo_id: int
+    tag: str
+    target: str
+    title: str
+    note: str
+    draft: bool
+    prerelease: bool
+    created_at: datetime
+    assets: tuple[Asset, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RepoRef:
+    """A resolved repository: ids and the canonical spelling of its path."""
+
+    owner_id: int
+    owner: str
+    repo_id: int
+    name: str

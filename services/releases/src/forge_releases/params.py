@@ -1,0 +1,62 @@
+"""Query parameters of the release endpoints: bad values fall back to defaults, unknown ones are
+ignored (SPEC list rules 1-3, update rule 2)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+DEFAULT_LIMIT = 30
+MAX_LIMIT = 100
+_TRUE = frozenset({"1", "t", "true", "yes", "on"})
+
+
+def flag(query: Mapping[str, str], name: str) -> bool:
+    """A boolean query parameter; anything but a true value (or absence) is false."""
+    return query.get(name, "").strip().lower() in _TRUE
+
+
+def _positive_int(raw: str | None) -> int | None:
+    if raw is None:
+        return None
+    raw = raw.strip()
+    # int() would also take "1_0" and non-ASCII digits; only plain decimal counts
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 18:
+        return None
+    value = int(raw)
+    return value if value > 0 else None
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    page: int
+    limit: int
+
+    @property
+    def offset(self) -> int:
+        return (self.page - 1) * self.limit
+
+    @property
+    def reachable(self) -> bool:
+        """False when the offset is beyond any int64 (no rows can be there)."""
+        return self.offset < 2**63
+
+
+def page_of(query: Mapping[str, str]) -> Page:
+    """List rule 1 (page defaults to 1) and rule 2 (limit defaults to 30, also above 100)."""
+    page = _positive_int(query.get("page")) or 1
+    limit = _positive_int(query.get("limit"))
+    if limit is None or limit > MAX_LIMIT:
+        limit = DEFAULT_LIMIT
+    return Page(page, limit)
+
+
+def release_id_of(value: str) -> int | None:
+    """Get rule 1: a positive int64 is a release id (None: the value is a tag)."""
+    if not value.isascii():
+        return None
+    digits = value[1:] if value[:1] == "+" else value
+    if not digits.isdigit():
+        return None
+    number = int(digits)
+    return number if 0 < number < 2**63 else None

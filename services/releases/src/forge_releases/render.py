@@ -1,0 +1,44 @@
+"""Release and attachment JSON with the wire names of DESIGN §4 (Gitea's)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .counter import DownloadCounter
+from .models import Asset, Release, RepoRef
+from .urls import archive_url, download_url, release_page_url
+
+
+def attachment(
+    app_url: str, ref: RepoRef, tag: str, asset: Asset, counter: DownloadCounter
+) -> dict[str, Any]:
+    return {
+        "id": asset.id,
+        "name": asset.name,
+        "size": asset.size,
+        # downloads not yet written by the batched counter are included
+        "download_count": asset.download_count + counter.pending(asset.id),
+        "created_at": asset.created_at,
+        "uuid": asset.uuid,
+        "browser_download_url": download_url(app_url, ref.owner, ref.name, tag, asset.name),
+    }
+
+
+def release(app_url: str, ref: RepoRef, rel: Release, counter: DownloadCounter) -> dict[str, Any]:
+    page = release_page_url(app_url, ref.owner, ref.name, rel.tag)
+    return {
+        "id": rel.id,
+        "tag_name": rel.tag,
+        "target_commitish": rel.target,
+        "name": rel.title,
+        "body": rel.note,
+        "url": page,
+        "html_url": page,
+        "tarball_url": archive_url(app_url, ref.owner, ref.name, rel.tag, ".tar.gz"),
+        "zipball_url": archive_url(app_url, ref.owner, ref.name, rel.tag, ".zip"),
+        "draft": rel.draft,
+        "prerelease": rel.prerelease,
+        "created_at": rel.created_at,
+        "published_at": rel.created_at,  # SPEC: always equals the creation time
+        "assets": [attachment(app_url, ref, rel.tag, a, counter) for a in rel.assets],
+    }

@@ -1,0 +1,79 @@
+"""Repository resolution for every release endpoint and download (SPEC Authentication 1-6).
+
+In order: the owner by name (404), the repository under it (404), then access through
+`forge_common.access` with `release_api=True`: public repositories and private ones with a public
+landing page or public releases are readable by anyone (rules 3-4); otherwise an anonymous caller
+gets AuthTokenMissing (rule 5) and a signed-in caller without access 404 (rule 6). The caller who
+is the owner (rule 1) has admin through the same decision.
+
+The path → repository step is cached (cache.py) with what an anonymous caller may do, so an
+anonymous request for public data runs no query on a hit; a signed-in caller's access is looked
+up on every request.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from aiohttp import web
+from forge_common import accounts
+from forge_common.access import Access, access_to
+from forge_common.auth import viewer_of
+from forge_common.errors import AuthTokenMissing
+from forge_common.keys import DB_POOL
+
+from .cache import MISSING, RepoEntry
+from .errors import RepoNotFound
+from .keys import RELEASE_CACHE
+from .models import RepoRef
+
+# The shapes core accepts for names; anything else cannot exist, so it is 404 without a query.
+_OWNER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,38}$")
+_REPO_NAME = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    ref: RepoRef
+    access: Access
+    public: bool  # anyone may read it: responses that do not depend on the caller are public
+
+
+async def _lookup(app: web.Application, owner: str, repo: str) -> RepoEntry | None:
+    if not (_OWNER_NAME.match(owner) and _REPO_NAME.match(repo)):
+        return None
+    cache = app[RELEASE_CACHE]
+    key = (owner.lower(), repo.lower())
+    cached = cache.get_name(key)
+    if cached is not MISSING:
+        return cached
+    token = cache.token()
+    pool = app[DB_POOL]
+    entry = None
+    account = await accounts.account_by_name(pool, owner)
+    if account is not None:
+        repository = await accounts.repository_by_name(pool, account.id, repo)
+        if repository is not None:
+            anonymous = await access_to(pool, None, repository.id, release_api=True)
+            ref = RepoRef(account.id, account.name, repository.id, repository.name)
+            entry = RepoEntry(ref, anonymous)
+    cache.put_name(key, entry, token)
+    return entry
+
+
+async def resolve(request: web.Request) -> Resolved:
+    """The repository of `{owner}/{repo}` in the path, or the error the rules give."""
+    entry = await _lookup(request.app, request.match_info["owner"], request.match_info["repo"])
+    if entry is None:
+        raise RepoNotFound()
+    public = entry.anonymous >= Access.READ
+    viewer = viewer_of(request)
+    if viewer is None:
+        if public:
+            return Resolved(entry.ref, Access.READ, True)
+        raise AuthTokenMissing()
+    level = await access_to(request.app[DB_POOL], viewer, entry.ref.repo_id, release_api=True)
+    if level == Access.NONE:
+        raise RepoNotFound()
+    return Resolved(entry.ref, level, public)

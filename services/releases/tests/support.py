@@ -1,0 +1,97 @@
+"""Helpers of the releases tests: a world with every access case, callers and their tokens."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from forge_releases.listener import ListenerTuning
+
+TOKENS = {
+    "stranger": "stranger-token",
+    "reader": "reader-token",
+    "repoadmin": "repoadmin-token",
+    "siteadmin": "siteadmin-token",
+    "owner": "owner-token",
+}
+CALLERS = ("anonymous", "stranger", "reader", "repoadmin", "siteadmin")
+# name → (private, public_landing, public_releases)
+REPO_KINDS = {
+    "pub": (False, False, False),
+    "priv": (True, False, False),
+    "landing": (True, True, False),
+    "relpub": (True, False, True),
+}
+
+STANDARD_RELEASES: list[dict[str, Any]] = [
+    {"tag": "v0.9.0", "tag_only": True, "created_at": "2025-12-01T00:00:00Z"},
+    {
+        "tag": "v1.0.0",
+        "title": "One",
+        "note": "First",
+        "created_at": "2026-01-01T00:00:00Z",
+        "assets": [
+            {"name": "App-1.0.0-x64.zip", "size": 100},
+            {"name": "App-1.0.0-arm64.zip", "size": 120},
+        ],
+    },
+    {
+        "tag": "v1.1.0-beta.1",
+        "prerelease": True,
+        "note": "Beta",
+        "created_at": "2026-02-01T00:00:00Z",
+        "assets": [{"name": "App-1.1.0-beta.1-x64.zip", "size": 50}],
+    },
+    {
+        "tag": "v2.0.0",
+        "draft": True,
+        "note": "Draft",
+        "created_at": "2026-03-01T00:00:00Z",
+        "assets": [{"name": "App-2.0.0-x64.zip", "size": 10}],
+    },
+]
+
+
+def access_world() -> dict[str, Any]:
+    """Users for every caller kind; one repository per access kind, all with the same releases."""
+    users = [
+        {"name": name, "tokens": [token], "admin": name == "siteadmin"}
+        for name, token in TOKENS.items()
+    ]
+    repos = [
+        {
+            "owner": "owner",
+            "name": name,
+            "private": private,
+            "public_landing": landing,
+            "public_releases": releases,
+            "collaborators": [
+                {"user": "reader", "permission": "read"},
+                {"user": "repoadmin", "permission": "admin"},
+            ],
+            "releases": STANDARD_RELEASES,
+        }
+        for name, (private, landing, releases) in REPO_KINDS.items()
+    ]
+    return {"users": users, "repos": repos}
+
+
+def auth(caller: str) -> dict[str, str]:
+    return {} if caller == "anonymous" else {"Authorization": f"token {TOKENS[caller]}"}
+
+
+FAST = ListenerTuning(ping_interval=0.2, ping_timeout=1.0, first_backoff=0.05, max_backoff=0.2)
+
+
+async def until(predicate: Callable[[], Awaitable[bool]], seconds: float = 5.0) -> None:
+    """Poll `predicate` until true (for effects that cross a connection, like NOTIFY)."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not await predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.02)
+
+
+def error_of(body: Mapping[str, Any]) -> tuple[str, str]:
+    return body["error"]["code"], body["error"]["message"]
