@@ -1,9 +1,32 @@
-"""The route table of the orgs service."""
+"""The route table of the orgs service: the version-1 organization profile API (SPEC)."""
 
 from __future__ import annotations
 
 from aiohttp import web
 
+from . import openapi
+from .handlers import groups, pins, profile
+
+V1 = "/api/v1"
+
 
 def add_routes(app: web.Application) -> None:
-    pass
+    # Fixed paths before the {repo} pattern they share a prefix with; aiohttp also falls through
+    # to the next resource on a method mismatch, so a repository named "groups" can be unpinned.
+    app.router.add_routes(
+        [
+            web.get(f"{V1}/openapi.json", openapi.serve),
+            web.get(f"{V1}/orgs/{{org}}/pinned", pins.list_pins),
+            web.post(f"{V1}/orgs/{{org}}/pinned", pins.add_pin),
+            web.put(f"{V1}/orgs/{{org}}/pinned/reorder", pins.reorder_pins),
+            web.get(f"{V1}/orgs/{{org}}/pinned/groups", groups.list_groups),
+            web.post(f"{V1}/orgs/{{org}}/pinned/groups", groups.create_group),
+            web.put(f"{V1}/orgs/{{org}}/pinned/groups/{{id}}", groups.update_group),
+            web.delete(f"{V1}/orgs/{{org}}/pinned/groups/{{id}}", groups.delete_group),
+            web.delete(f"{V1}/orgs/{{org}}/pinned/{{repo}}", pins.remove_pin),
+            web.get(f"{V1}/orgs/{{org}}/overview", profile.overview),
+            web.get(f"{V1}/orgs/{{org}}/public_members/roles", profile.public_member_roles),
+            web.put(f"{V1}/orgs/{{org}}/public_members/{{username}}", profile.publicize_member),
+            web.delete(f"{V1}/orgs/{{org}}/public_members/{{username}}", profile.conceal_member),
+        ]
+    )

@@ -1,0 +1,55 @@
+"""Resolving `{org}` for a request: 404 when it does not exist or the viewer may not see it
+(a private organization to non-members, a limited one to anonymous callers), and for writes
+401 for anonymous callers and 403 for anyone but owners and site admins."""
+
+from __future__ import annotations
+
+from forge_common.access import AccessFacts, owner_visible
+from forge_common.auth import Viewer
+from forge_common.errors import AuthTokenMissing, NotFound, PermissionDenied
+
+from .dbconn import Conn
+from .models import OrgView
+from .options import ACCOUNT_NAME
+from .orgs_db import org_view
+
+
+def org_not_found() -> NotFound:
+    return NotFound("Organization not found", code="OrgNotFound")
+
+
+def visible(view: OrgView) -> bool:
+    """The shared rule for seeing an owner (forge_common.access.owner_visible), so this API and
+    repository access never disagree on who may see an organization."""
+    facts = AccessFacts(
+        owner_id=view.org.id,
+        owner_is_org=True,
+        owner_visibility=view.org.visibility,
+        private=False,
+        public_landing=False,
+        public_releases=False,
+        member_role=view.role,
+    )
+    return owner_visible(facts, view.viewer)
+
+
+async def org_for_read(conn: Conn, name: str, viewer: Viewer | None) -> OrgView:
+    view = await org_view(conn, name, viewer) if ACCOUNT_NAME.fullmatch(name) else None
+    if view is None or not visible(view):
+        raise org_not_found()
+    return view
+
+
+def require_signed_in(viewer: Viewer | None) -> Viewer:
+    if viewer is None:
+        raise AuthTokenMissing()
+    return viewer
+
+
+async def org_for_write(conn: Conn, name: str, viewer: Viewer | None) -> tuple[OrgView, Viewer]:
+    """The organization whose pins or groups the signed-in viewer may change."""
+    actor = require_signed_in(viewer)
+    view = await org_for_read(conn, name, actor)
+    if not view.can_manage:
+        raise PermissionDenied("Only organization owners can change pinned repositories and groups")
+    return view, actor

@@ -1,0 +1,1 @@
+"""HTTP handlers: parse the request, call the operation, render the answer."""

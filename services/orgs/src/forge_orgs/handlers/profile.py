@@ -1,0 +1,71 @@
+"""GET /orgs/{org}/overview and the public member endpoints."""
+
+from __future__ import annotations
+
+from aiohttp import web
+from forge_common.auth import viewer_of
+
+from .. import groups_db, members_db, membership, orgs_db, pins_db, wire
+from ..caching import cached_json
+from ..context import org_for_read, require_signed_in
+from ..dbconn import connection
+from ..visibility import filter_for_viewer
+from .common import base_url, no_content
+
+OVERVIEW_MEMBERS = 12  # SPEC, Limits
+
+
+async def overview(request: web.Request) -> web.Response:
+    """Everything in a fixed number of queries, whatever the organization's size."""
+    viewer = viewer_of(request)
+    async with connection(request) as conn:
+        view = await org_for_read(conn, request.match_info["org"], viewer)
+        pins = await pins_db.list_pins(conn, view.org.id)
+        groups = await groups_db.list_groups(conn, view.org.id)
+        members = await members_db.public_members(conn, view.org.id, OVERVIEW_MEMBERS)
+        counts = await orgs_db.stats(conn, view.org.id)
+        visible = await filter_for_viewer(conn, view, pins, groups, counts.private_repo_ids)
+    base = base_url(request)
+    body = {
+        "organization": wire.organization(base, view.org),
+        "pinned_repos": [wire.pin(base, view.org, p) for p in visible.pins],
+        "pinned_groups": [wire.group(g) for g in visible.groups],
+        "public_members": [wire.public_member(base, m) for m in members],
+        "total_members": counts.public_member_count,
+        "stats": wire.stats(
+            counts,
+            counts.public_repo_count + visible.readable_private_repos,
+            sees_everything=view.sees_everything,
+        ),
+    }
+    return cached_json(request, viewer, body)
+
+
+async def public_member_roles(request: web.Request) -> web.Response:
+    """Every public member with role; `page` and `limit` are accepted and ignored (SPEC)."""
+    viewer = viewer_of(request)
+    async with connection(request) as conn:
+        view = await org_for_read(conn, request.match_info["org"], viewer)
+        members = await members_db.public_members(conn, view.org.id)
+    base = base_url(request)
+    headers = {
+        "X-Total-Count": str(len(members)),
+        "Access-Control-Expose-Headers": "X-Total-Count",
+    }
+    return cached_json(request, viewer, [wire.public_member(base, m) for m in members], headers)
+
+
+async def _set_public(request: web.Request, public: bool) -> web.Response:
+    actor = require_signed_in(viewer_of(request))
+    async with connection(request) as conn:
+        view = await org_for_read(conn, request.match_info["org"], actor)
+        await membership.set_visibility(conn, view, actor, request.match_info["username"], public)
+    return no_content()
+
+
+async def publicize_member(request: web.Request) -> web.Response:
+    return await _set_public(request, True)
+
+
+async def conceal_member(request: web.Request) -> web.Response:
+    return await _set_public(request, False)

@@ -1,0 +1,44 @@
+"""Public membership visibility: the spec's three rules, in its order, then the change."""
+
+from __future__ import annotations
+
+from forge_common.auth import Viewer
+from forge_common.errors import NotFound, PermissionDenied
+
+from . import members_db
+from .dbconn import Conn
+from .events import emit_org_event
+from .models import OrgView
+from .options import ACCOUNT_NAME
+
+ONLY_YOUR_OWN = "You can only change your own public membership visibility"
+
+
+async def set_visibility(
+    conn: Conn, view: OrgView, actor: Viewer, username: str, public: bool
+) -> None:
+    # Rule 1: someone else's visibility is for organization owners only (site admins included
+    # only when they own the organization: the spec names owners).
+    if username.lower() != actor.login.lower() and view.role != "owner":
+        raise PermissionDenied(ONLY_YOUR_OWN)
+    # Rule 2: the user must exist.
+    user = None
+    if ACCOUNT_NAME.fullmatch(username):
+        user = await members_db.user_by_name(conn, username)
+    if user is None:
+        raise NotFound("User not found", code="UserNotFound")
+    user_id, login = user
+    async with conn.transaction():
+        # Rule 3: the user must be a member.
+        current = await members_db.lock_membership(conn, view.org.id, user_id)
+        if current is None:
+            raise NotFound("User is not a member of the organization", code="UserNotFound")
+        if current != public:
+            await members_db.set_public(conn, view.org.id, user_id, public)
+            await emit_org_event(
+                conn,
+                "org.member.publicized" if public else "org.member.concealed",
+                view.org,
+                actor.id,
+                {"user": {"id": user_id, "login": login}},
+            )

@@ -1,0 +1,312 @@
+"""The OpenAPI 3.1 document of this service, served at /api/v1/openapi.json.
+
+Built here, next to the code it describes; a test checks that it lists exactly the routes the
+application serves and that every response the tests receive matches its schema.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from .options import MAX_GROUP_NAME
+
+JSON = dict[str, Any]
+_INT32 = {"type": "integer", "minimum": -(2**31), "maximum": 2**31 - 1}
+_INT64 = {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}
+_STR = {"type": "string"}
+_BOOL = {"type": "boolean"}
+_TIME = {"type": "string", "format": "date-time"}
+
+
+def _ref(name: str) -> JSON:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _object(props: JSON, *, optional: tuple[str, ...] = ()) -> JSON:
+    return {
+        "type": "object",
+        "properties": props,
+        "required": [k for k in props if k not in optional],
+        "additionalProperties": False,
+    }
+
+
+SCHEMAS: JSON = {
+    "User": _object(
+        {"id": _INT64, "login": _STR, "full_name": _STR, "avatar_url": _STR, "html_url": _STR}
+    ),
+    "Organization": _object(
+        {
+            "id": _INT64,
+            "name": _STR,
+            "full_name": _STR,
+            "description": _STR,
+            "website": _STR,
+            "location": _STR,
+            "avatar_url": _STR,
+            "visibility": {"enum": ["public", "limited", "private"]},
+        }
+    ),
+    "Permission": _object({"admin": _BOOL, "push": _BOOL, "pull": _BOOL}),
+    "Repository": _object(
+        {
+            "id": _INT64,
+            "owner": _ref("User"),
+            "name": _STR,
+            "full_name": _STR,
+            "description": _STR,
+            "private": _BOOL,
+            "archived": _BOOL,
+            "html_url": _STR,
+            "created_at": _TIME,
+            "updated_at": _TIME,
+            "permissions": {
+                **_ref("Permission"),
+                "description": "Always as if the viewer had read permission: "
+                "admin false, push false, pull true.",
+            },
+        }
+    ),
+    "OrgPinnedGroup": _object(
+        {"id": _INT64, "name": _STR, "display_order": _INT32, "collapsed": _BOOL}
+    ),
+    "OrgPinnedRepo": _object(
+        {
+            "id": _INT64,
+            "repo_id": _INT64,
+            "group_id": {**_INT64, "description": "0 means no group"},
+            "display_order": _INT32,
+            "repo": _ref("Repository"),
+            "group": {**_ref("OrgPinnedGroup"), "description": "present only in a group"},
+        },
+        optional=("group",),
+    ),
+    "OrgPublicMember": _object({"user": _ref("User"), "role": {"enum": ["owner", "member"]}}),
+    "OrgStats": _object(
+        {
+            "member_count": {
+                **_INT64,
+                "description": "all members for members and site admins, else public members",
+            },
+            "repo_count": {**_INT64, "description": "repositories the viewer can read"},
+            "public_repo_count": _INT64,
+            "team_count": {**_INT64, "description": "0 for non-members"},
+        }
+    ),
+    "OrgOverview": _object(
+        {
+            "organization": _ref("Organization"),
+            "pinned_repos": {"type": "array", "items": _ref("OrgPinnedRepo")},
+            "pinned_groups": {"type": "array", "items": _ref("OrgPinnedGroup")},
+            "public_members": {
+                "type": "array",
+                "items": _ref("OrgPublicMember"),
+                "maxItems": 12,
+            },
+            "total_members": {**_INT64, "description": "number of public members"},
+            "stats": _ref("OrgStats"),
+        }
+    ),
+    "Error": _object(
+        {"message": _STR, "errors": {"type": "array", "items": _STR}}, optional=("errors",)
+    ),
+    "AddOrgPinnedRepoOption": {
+        "type": "object",
+        "properties": {"repo_name": _STR, "group_id": _INT64, "display_order": _INT32},
+        "required": ["repo_name"],
+    },
+    "ReorderOrgPinnedReposOption": {
+        "type": "object",
+        "properties": {
+            "orders": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "repo_id": {**_INT64, "minimum": 1},
+                        "group_id": _INT64,
+                        "display_order": _INT32,
+                    },
+                    "required": ["repo_id"],
+                },
+            }
+        },
+        "required": ["orders"],
+    },
+    "CreateOrgPinnedGroupOption": {
+        "type": "object",
+        "properties": {
+            "name": {**_STR, "minLength": 1, "maxLength": MAX_GROUP_NAME},
+            "display_order": _INT32,
+            "collapsed": _BOOL,
+        },
+        "required": ["name"],
+    },
+    "UpdateOrgPinnedGroupOption": {
+        "type": "object",
+        "description": "Only the supplied fields change.",
+        "properties": {
+            "name": {**_STR, "minLength": 1, "maxLength": MAX_GROUP_NAME},
+            "display_order": _INT32,
+            "collapsed": _BOOL,
+        },
+    },
+}
+
+_ERRORS = {
+    "304": "Not modified (If-None-Match matched the ETag)",
+    "400": "Malformed JSON body",
+    "401": "Not signed in, or an unknown token",
+    "403": "Not allowed",
+    "404": "Not found, or not visible to the caller",
+    "413": "Request body too large",
+    "422": "Validation failed; `errors` names the field",
+}
+_CACHE_HEADERS = {
+    "ETag": {"schema": _STR, "description": "per viewer"},
+    "Cache-Control": {"schema": {"const": "private"}},
+    "Vary": {"schema": {"const": "Authorization"}},
+}
+
+
+def _error(status: str) -> JSON:
+    if status == "304":
+        return {"description": _ERRORS[status], "headers": _CACHE_HEADERS}
+    return {
+        "description": _ERRORS[status],
+        "content": {"application/json": {"schema": _ref("Error")}},
+    }
+
+
+def _op(
+    summary: str,
+    success: str,
+    schema: JSON | None,
+    errors: str,
+    *,
+    body: str | None = None,
+    headers: JSON | None = None,
+) -> JSON:
+    ok: JSON = {"description": summary}
+    if schema is not None:
+        ok["content"] = {"application/json": {"schema": schema}}
+    if headers:
+        ok["headers"] = headers
+    op: JSON = {
+        "summary": summary,
+        "responses": {success: ok, **{s: _error(s) for s in errors.split()}},
+    }
+    if body is not None:
+        op["requestBody"] = {
+            "required": True,
+            "content": {"application/json": {"schema": _ref(body)}},
+        }
+    return op
+
+
+def _params(*names: str) -> list[JSON]:
+    kinds = {"id": {"type": "integer", "format": "int64"}}
+    return [
+        {"name": n, "in": "path", "required": True, "schema": kinds.get(n, _STR)} for n in names
+    ]
+
+
+_READ = "304 401 404"
+_WRITE = "400 401 403 404 413 422"
+_LIST_PINS = {"type": "array", "items": _ref("OrgPinnedRepo")}
+_LIST_GROUPS = {"type": "array", "items": _ref("OrgPinnedGroup")}
+_LIST_MEMBERS = {"type": "array", "items": _ref("OrgPublicMember")}
+
+PATHS: JSON = {
+    "/orgs/{org}/pinned": {
+        "parameters": _params("org"),
+        "get": _op("List pinned repositories", "200", _LIST_PINS, _READ, headers=_CACHE_HEADERS),
+        "post": _op(
+            "Pin a repository", "201", _ref("OrgPinnedRepo"), _WRITE, body="AddOrgPinnedRepoOption"
+        ),
+    },
+    "/orgs/{org}/pinned/{repo}": {
+        "parameters": _params("org", "repo"),
+        "delete": _op("Unpin a repository", "204", None, "401 403 404"),
+    },
+    "/orgs/{org}/pinned/reorder": {
+        "parameters": _params("org"),
+        "put": _op(
+            "Reorder pinned repositories", "204", None, _WRITE, body="ReorderOrgPinnedReposOption"
+        ),
+    },
+    "/orgs/{org}/pinned/groups": {
+        "parameters": _params("org"),
+        "get": _op("List pinned groups", "200", _LIST_GROUPS, _READ, headers=_CACHE_HEADERS),
+        "post": _op(
+            "Create a pinned group",
+            "201",
+            _ref("OrgPinnedGroup"),
+            _WRITE,
+            body="CreateOrgPinnedGroupOption",
+        ),
+    },
+    "/orgs/{org}/pinned/groups/{id}": {
+        "parameters": _params("org", "id"),
+        "put": _op(
+            "Update a pinned group",
+            "200",
+            _ref("OrgPinnedGroup"),
+            _WRITE,
+            body="UpdateOrgPinnedGroupOption",
+        ),
+        "delete": _op("Delete a pinned group", "204", None, "401 403 404"),
+    },
+    "/orgs/{org}/overview": {
+        "parameters": _params("org"),
+        "get": _op(
+            "Organization overview", "200", _ref("OrgOverview"), _READ, headers=_CACHE_HEADERS
+        ),
+    },
+    "/orgs/{org}/public_members/roles": {
+        "parameters": [
+            *_params("org"),
+            {"name": "page", "in": "query", "schema": {"type": "integer"}},
+            {"name": "limit", "in": "query", "schema": {"type": "integer"}},
+        ],
+        "get": _op(
+            "Every public member with role (page and limit are ignored)",
+            "200",
+            _LIST_MEMBERS,
+            _READ,
+            headers={**_CACHE_HEADERS, "X-Total-Count": {"schema": {"type": "integer"}}},
+        ),
+    },
+    "/orgs/{org}/public_members/{username}": {
+        "parameters": _params("org", "username"),
+        "put": _op("Make a membership public", "204", None, "401 403 404"),
+        "delete": _op("Conceal a membership", "204", None, "401 403 404"),
+    },
+}
+
+
+def document() -> JSON:
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Organization profile API", "version": "1"},
+        "servers": [{"url": "/api/v1"}],
+        "components": {
+            "schemas": SCHEMAS,
+            "securitySchemes": {
+                "token": {
+                    "type": "apiKey",
+                    "in": "header",
+                    "name": "Authorization",
+                    "description": "`token <t>` or `Bearer <t>`",
+                }
+            },
+        },
+        "security": [{}, {"token": []}],
+        "paths": PATHS,
+    }
+
+
+async def serve(request: web.Request) -> web.Response:
+    return web.json_response(document())
