@@ -30,6 +30,9 @@ $(INSTALL_STAMP): $(INSTALL_INPUTS)
 	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt pip setuptools wheel
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-build-isolation \
 		-c constraints.txt -r requirements-dev.txt $(addprefix -e ,$(EDITABLES))
+	@# No PostgreSQL binaries on this machine: the embedded database comes from the pgserver wheel.
+	@if ! command -v pg_config >/dev/null && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+		$(PY) -m pip install --quiet --disable-pip-version-check pgserver; fi
 	@touch $@
 
 run: install ## Start everything on http://localhost:$(PORT)/ (embedded PostgreSQL unless DATABASE_URL is set)

@@ -161,7 +161,9 @@ class EmbeddedPostgres:
             ) from None
         server = pgserver.get_server(str(self.data_dir / "pgserver"), cleanup_mode="stop")
         self._pgserver = server
-        server.psql(f'CREATE DATABASE "{self.database}"') if self.database != "postgres" else None
+        exists = server.psql(f"SELECT 'found' FROM pg_database WHERE datname = '{self.database}'")
+        if "found" not in exists:
+            server.psql(f'CREATE DATABASE "{self.database}"')
         uri: str = server.get_uri(self.database)
         return uri
 
