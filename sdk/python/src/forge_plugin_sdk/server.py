@@ -23,11 +23,12 @@ SERVER_OPTIONS: list[tuple[str, Any]] = [
     # grpc enables SO_REUSEPORT by default, which lets a second plugin bind
     # the same port silently and steal half the calls: fail loudly instead.
     ("grpc.so_reuseport", 0),
-    # Python servers answer client keepalive pings more often than every
-    # 5 minutes with GOAWAY "too_many_pings"; accept the gateway's pings.
+    # By default a Python server answers client keepalive pings sent more
+    # often than every 5 minutes with GOAWAY "too_many_pings": accept pings
+    # every 10 s or more, with or without calls in flight, so a gateway that
+    # enables keepalive is not disconnected.
     ("grpc.keepalive_permit_without_calls", 1),
-    ("grpc.http2.min_recv_ping_interval_without_data_ms", 10_000),
-    ("grpc.http2.max_ping_strikes", 0),
+    ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
 ]
 
 
