@@ -7,7 +7,6 @@ from datetime import datetime, timedelta, timezone
 
 import orjson
 import pytest
-
 from forge_common.outbox import Event, emit
 from forge_common.render import dumps, rfc3339
 
