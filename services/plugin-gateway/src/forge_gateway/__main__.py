@@ -1,7 +1,7 @@
-"""`python -m forge_gateway`: the same as `forge serve --service plugin`."""
+"""`python -m forge_gateway`: the same as `forge serve --service gateway`."""
 
 import sys
 
 from forge_common.cli import main
 
-sys.exit(main(["serve", "--service", "plugin", *sys.argv[1:]]))
+sys.exit(main(["serve", "--service", "gateway", *sys.argv[1:]]))

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from aiohttp import web
 from forge_common.app import create_app as create_common_app
 from forge_common.config import Settings
 
-from .service import SERVICE
+from .config import GatewayOptions
+from .service import SERVICE, make_setup
 
 
-def create_app(settings: Settings) -> web.Application:
-    return create_common_app(settings, [SERVICE])
+def create_app(settings: Settings, options: GatewayOptions | None = None) -> web.Application:
+    service = (
+        SERVICE if options is None else dataclasses.replace(SERVICE, setup=make_setup(options))
+    )
+    return create_common_app(settings, [service])

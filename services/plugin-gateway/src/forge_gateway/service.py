@@ -2,15 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from aiohttp import web
 from forge_common.config import Settings
 from forge_common.service import Service
 
+from .config import GatewayOptions, PluginConfig, load_plugins_file
+from .keys import PLUGIN_MANAGER
+from .manager import PluginManager, plugin_manager_context
 from .routes import add_routes
 
 
-def setup(app: web.Application, settings: Settings) -> None:
-    add_routes(app)
+def make_setup(
+    options: GatewayOptions | None = None,
+) -> Callable[[web.Application, Settings], None]:
+    """A setup with these options (tests shorten intervals); plugins come from PLUGINS_FILE."""
+
+    def setup(app: web.Application, settings: Settings) -> None:
+        # Read at setup, so a bad file stops `forge serve` with every problem listed.
+        plugins: list[PluginConfig] = (
+            load_plugins_file(settings.plugins_file) if settings.plugins_file else []
+        )
+        app[PLUGIN_MANAGER] = PluginManager(plugins, options or GatewayOptions())
+        app.cleanup_ctx.append(plugin_manager_context)
+        add_routes(app)
+
+    return setup
 
 
-SERVICE = Service(name="gateway", schema=None, migrations_package=None, setup=setup)
+SERVICE = Service(name="gateway", schema=None, migrations_package=None, setup=make_setup())

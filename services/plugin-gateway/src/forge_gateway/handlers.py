@@ -1,0 +1,121 @@
+"""HTTP handlers of the gateway: plugin routes (HandleHTTP) and the admin plugin listing."""
+
+from __future__ import annotations
+
+import logging
+
+from aiohttp import web
+from forge_common.auth import viewer_of
+from forge_common.errors import (
+    AuthTokenMissing,
+    MethodNotAllowed,
+    NotFound,
+    PayloadTooLarge,
+    PermissionDenied,
+    ServiceUnavailable,
+)
+from forge_common.keys import SETTINGS
+from forge_common.middleware import REQUEST_ID
+from forge_common.render import json_response
+from plugin.v1 import plugin_pb2
+
+from . import proxy
+from .client import PluginCallError, PluginDeadline, PluginUnavailable
+from .errors import BadGateway, GatewayTimeout
+from .keys import PLUGIN_MANAGER
+from .plugin import ManagedPlugin, PluginState
+from .status import plugin_status
+
+log = logging.getLogger(__name__)
+_NO_BODY_STATUSES = frozenset({204, 304})
+
+
+async def plugin_route(request: web.Request) -> web.Response:
+    """`/api/v1/plugins/{plugin}/{path}`: proxy a declared route to the plugin's HandleHTTP."""
+    plugin = _plugin(request)
+    path = "/" + request.match_info["path"]
+    manifest = plugin.manifest
+    if manifest is None:  # never joined yet: its routes are unknown
+        raise ServiceUnavailable("Plugin unavailable", retry_after=plugin.retry_after())
+    methods = manifest.methods_for(path)
+    if not methods:
+        raise NotFound("Not found")
+    if request.method not in methods:
+        raise MethodNotAllowed(proxy.allowed_methods(methods))
+    cap = min(request.app[SETTINGS].max_body_bytes, plugin.options.max_http_body_bytes)
+    body = await _read_body(request, cap)
+    message = proxy.build_request(
+        request.method,
+        path,
+        proxy.inbound_headers(request.headers, viewer_of(request), request[REQUEST_ID]),
+        body,
+        proxy.query_params(request.query),
+    )
+    try:
+        reply = await plugin.call("HandleHTTP", message, plugin_pb2.HTTPResponse)
+    except PluginUnavailable as error:
+        raise ServiceUnavailable("Plugin unavailable", retry_after=error.retry_after) from None
+    except PluginDeadline as error:
+        log.warning(
+            "plugin %s: HandleHTTP %s %s: %s", plugin.name, request.method, path, error.detail
+        )
+        raise GatewayTimeout() from None
+    except PluginCallError as error:
+        log.warning(
+            "plugin %s: HandleHTTP %s %s: %s", plugin.name, request.method, path, error.detail
+        )
+        raise BadGateway() from None
+    if not proxy.valid_status(reply.status_code):
+        log.warning(
+            "plugin %s answered %s %s with status %d",
+            plugin.name,
+            request.method,
+            path,
+            reply.status_code,
+        )
+        raise BadGateway()
+    if len(reply.body) > cap:
+        log.warning(
+            "plugin %s answered %s %s with %d bytes (cap %d)",
+            plugin.name,
+            request.method,
+            path,
+            len(reply.body),
+            cap,
+        )
+        raise BadGateway()
+    status = reply.status_code
+    return web.Response(
+        status=status,
+        body=None if status in _NO_BODY_STATUSES else reply.body,
+        headers=proxy.outbound_headers(reply.headers),
+    )
+
+
+async def admin_plugins(request: web.Request) -> web.Response:
+    """`GET /api/v1/admin/plugins`: every configured plugin's state, for site admins."""
+    viewer = viewer_of(request)
+    if viewer is None:
+        raise AuthTokenMissing()
+    if not viewer.is_admin:
+        raise PermissionDenied("Only site administrators can list plugins")
+    return json_response([plugin_status(p) for p in request.app[PLUGIN_MANAGER]])
+
+
+def _plugin(request: web.Request) -> ManagedPlugin:
+    plugin = request.app[PLUGIN_MANAGER].get(request.match_info["plugin"])
+    if plugin is None or plugin.state is PluginState.DISABLED:
+        raise NotFound("Plugin not found")
+    return plugin
+
+
+async def _read_body(request: web.Request, cap: int) -> bytes:
+    """The request body, refused with 413 past `cap` (chunked bodies are counted as they come)."""
+    if request.content_length is not None and request.content_length > cap:
+        raise PayloadTooLarge("Request body too large")
+    body = bytearray()
+    async for chunk in request.content.iter_chunked(64 * 1024):
+        body += chunk
+        if len(body) > cap:
+            raise PayloadTooLarge("Request body too large")
+    return bytes(body)

@@ -1,0 +1,76 @@
+"""All configured plugins of one gateway process, started and stopped with the application."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Iterator, Sequence
+from importlib.metadata import PackageNotFoundError, version
+
+from aiohttp import web
+
+from .config import GatewayOptions, PluginConfig
+from .keys import PLUGIN_MANAGER
+from .plugin import ManagedPlugin
+
+log = logging.getLogger(__name__)
+
+
+def server_version() -> str:
+    try:
+        return version("forge-plugin-gateway")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "0.0.0"
+
+
+class PluginManager:
+    def __init__(self, configs: Sequence[PluginConfig], options: GatewayOptions) -> None:
+        self.options = options
+        release = server_version()
+        self._plugins = {
+            c.name.lower(): ManagedPlugin(c, options, server_version=release) for c in configs
+        }
+
+    def get(self, name: str) -> ManagedPlugin | None:
+        """The plugin configured under `name` (case-insensitive), enabled or not."""
+        return self._plugins.get(name.lower())
+
+    def __iter__(self) -> Iterator[ManagedPlugin]:
+        return iter(self._plugins.values())
+
+    async def start(self) -> None:
+        """Connect every enabled plugin; wait a bounded time for their first Initialize.
+
+        A plugin that is down does not hold up the gateway: it is marked down and its supervisor
+        keeps trying, so it joins when it comes up.
+        """
+        for plugin in self:
+            await plugin.start()
+        waits = [asyncio.create_task(p.first_attempt.wait()) for p in self]
+        if not waits:
+            return
+        _, pending = await asyncio.wait(waits, timeout=self.options.startup_wait)
+        for task in pending:
+            task.cancel()
+        for plugin in self:
+            log.info(
+                "plugin %s at %s: %s",
+                plugin.name,
+                plugin.config.address,
+                plugin.state,
+                extra={"plugin": plugin.name, "plugin_state": str(plugin.state)},
+            )
+
+    async def stop(self) -> None:
+        """Shutdown (each with its deadline) every joined plugin, all at once."""
+        await asyncio.gather(*(plugin.stop() for plugin in self))
+
+
+async def plugin_manager_context(app: web.Application) -> AsyncIterator[None]:
+    """Cleanup context: plugins are joined while the application runs."""
+    manager = app[PLUGIN_MANAGER]
+    await manager.start()
+    try:
+        yield
+    finally:
+        await manager.stop()

@@ -1,0 +1,305 @@
+"""Fake plugins for the gateway tests: real grpc.aio servers in the test process on 127.0.0.1:0.
+
+A `FakePlugin` serves plugin.v1.PluginService through generic handlers, so a test can leave an RPC
+out (UNIMPLEMENTED), add one no version has (the version table), answer with any protocol version,
+or make a call slow, hang or crash. Every call is counted and its request kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+import socket
+import time
+from collections import Counter, defaultdict
+from collections.abc import Awaitable, Callable, Iterable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import asyncpg
+import grpc
+import pytest
+from forge_common.config import Settings
+from forge_common.db import connect
+from forge_common.service import WorldIds, installed_services
+from forge_common.testing.plugin import run_sync, with_database
+from forge_common.world import load_world
+from forge_gateway.app import create_app
+from forge_gateway.config import BreakerOptions, GatewayOptions
+from forge_gateway.keys import PLUGIN_MANAGER
+from forge_gateway.plugin import ManagedPlugin
+from google.protobuf.message import Message
+from plugin.v1 import plugin_pb2
+
+SERVICE = "plugin.v1.PluginService"
+Handler = Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Message]]
+
+# Intervals short enough for a fast suite; deadlines are set per plugin in the file.
+FAST = GatewayOptions(
+    health_interval=0.1,
+    retry_initial=0.05,
+    retry_max=0.2,
+    reconnect_initial=0.05,
+    reconnect_max=0.2,
+    startup_wait=3.0,
+    breaker=BreakerOptions(open_seconds=0.3, slow_call_seconds=2.0, min_calls=3),
+)
+
+_TYPES: dict[str, tuple[type[Message], type[Message]]] = {
+    "Initialize": (plugin_pb2.InitializeRequest, plugin_pb2.InitializeResponse),
+    "Shutdown": (plugin_pb2.ShutdownRequest, plugin_pb2.ShutdownResponse),
+    "HealthCheck": (plugin_pb2.HealthCheckRequest, plugin_pb2.HealthCheckResponse),
+    "GetManifest": (plugin_pb2.GetManifestRequest, plugin_pb2.PluginManifest),
+    "OnEvent": (plugin_pb2.PluginEvent, plugin_pb2.EventResponse),
+    "HandleHTTP": (plugin_pb2.HTTPRequest, plugin_pb2.HTTPResponse),
+}
+
+
+class FakePlugin:
+    """A plugin whose every answer a test can change while it runs."""
+
+    def __init__(
+        self,
+        name: str = "fake",
+        *,
+        protocol_version: int = 1,
+        routes: Iterable[tuple[str, str]] = (("GET", "/hello"),),
+        events: Iterable[str] = (),
+        missing: Iterable[str] = (),
+        manifest_in_initialize: bool = False,
+        extra: dict[str, tuple[type[Message], type[Message], Handler]] | None = None,
+    ) -> None:
+        self.name = name
+        self.protocol_version = protocol_version
+        self.manifest = plugin_pb2.PluginManifest(
+            name=name,
+            version="1.0.0",
+            description="a fake plugin",
+            subscribed_events=list(events),
+            routes=[plugin_pb2.PluginRoute(method=m, path=p) for m, p in routes],
+        )
+        self.missing = set(missing)
+        self.manifest_in_initialize = manifest_in_initialize
+        self.extra = extra or {}
+        self.calls: Counter[str] = Counter()
+        self.requests: defaultdict[str, list[Any]] = defaultdict(list)
+        self.metadata: defaultdict[str, list[dict[str, str]]] = defaultdict(list)
+        # Behaviour switches.
+        self.init_success = True
+        self.init_error = ""
+        self.healthy = True
+        self.health_details: dict[str, str] = {}
+        self.hang = False  # every RPC but Initialize waits forever
+        self.delay = 0.0  # HandleHTTP waits this long first
+        self.http: Callable[[plugin_pb2.HTTPRequest], Awaitable[plugin_pb2.HTTPResponse]] = (
+            self._echo
+        )
+        self.server: grpc.aio.Server | None = None
+        self.port = 0
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    async def start(self, port: int = 0) -> int:
+        server = grpc.aio.server(
+            options=[
+                ("grpc.so_reuseport", 0),
+                ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+                ("grpc.max_send_message_length", 64 * 1024 * 1024),
+            ]
+        )
+        handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
+        for rpc, (request_type, _response_type) in _TYPES.items():
+            if rpc not in self.missing:
+                handlers[rpc] = self._handler(rpc, request_type, getattr(self, f"_{rpc}"))
+        for rpc, (request_type, _response_type, fn) in self.extra.items():
+            handlers[rpc] = self._handler(rpc, request_type, fn)
+        server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(SERVICE, handlers)])
+        self.port = server.add_insecure_port(f"127.0.0.1:{port}")
+        await server.start()
+        self.server = server
+        return self.port
+
+    async def stop(self, grace: float | None = None) -> None:
+        if self.server is not None:
+            await self.server.stop(grace)
+            self.server = None
+
+    def _handler(
+        self, rpc: str, request_type: type[Message], fn: Handler
+    ) -> grpc.RpcMethodHandler[Any, Any]:
+        async def handle(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Message:
+            self.calls[rpc] += 1
+            self.requests[rpc].append(request)
+            self.metadata[rpc].append(dict(context.invocation_metadata() or ()))
+            if self.hang and rpc != "Initialize":
+                await asyncio.Event().wait()
+            return await fn(request, context)
+
+        return grpc.unary_unary_rpc_method_handler(
+            handle,
+            request_deserializer=request_type.FromString,
+            response_serializer=lambda m: m.SerializeToString(),
+        )
+
+    async def _Initialize(self, request: Any, context: Any) -> Message:
+        reply = plugin_pb2.InitializeResponse(
+            success=self.init_success, error=self.init_error, protocol_version=self.protocol_version
+        )
+        if self.manifest_in_initialize:
+            reply.manifest.CopyFrom(self.manifest)
+        return reply
+
+    async def _Shutdown(self, request: Any, context: Any) -> Message:
+        return plugin_pb2.ShutdownResponse(success=True)
+
+    async def _HealthCheck(self, request: Any, context: Any) -> Message:
+        return plugin_pb2.HealthCheckResponse(
+            healthy=self.healthy,
+            status="SERVING" if self.healthy else "NOT_SERVING",
+            details=self.health_details,
+        )
+
+    async def _GetManifest(self, request: Any, context: Any) -> Message:
+        return self.manifest
+
+    async def _OnEvent(self, request: Any, context: Any) -> Message:
+        return plugin_pb2.EventResponse(handled=True)
+
+    async def _HandleHTTP(self, request: Any, context: Any) -> Message:
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        return await self.http(request)
+
+    async def _echo(self, request: plugin_pb2.HTTPRequest) -> plugin_pb2.HTTPResponse:
+        body = json.dumps(
+            {
+                "method": request.method,
+                "path": request.path,
+                "headers": dict(request.headers),
+                "query": dict(request.query_params),
+                "body": request.body.decode("utf-8", "replace"),
+            }
+        ).encode()
+        return plugin_pb2.HTTPResponse(
+            status_code=200, headers={"Content-Type": "application/json"}, body=body
+        )
+
+
+def free_port() -> int:
+    """A port nothing listens on right now (for a plugin that is down at start)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+async def eventually(check: Callable[[], bool], within: float = 5.0, what: str = "") -> None:
+    """Wait until `check()` holds, polling; fail the test after `within` seconds."""
+    deadline = time.monotonic() + within
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {within} s waiting for {what or check}")
+        await asyncio.sleep(0.01)
+
+
+@pytest.fixture
+async def fakes() -> Any:
+    """`fake = await fakes(FakePlugin(...))` starts a fake plugin, stopped after the test."""
+    started: list[FakePlugin] = []
+
+    async def start(plugin: FakePlugin, port: int = 0) -> FakePlugin:
+        await plugin.start(port)
+        started.append(plugin)
+        return plugin
+
+    yield start
+    for plugin in started:
+        await plugin.stop(0)
+
+
+def entry(fake: FakePlugin | str, **extra: Any) -> dict[str, Any]:
+    """A PLUGINS_FILE entry for `fake` with short deadlines (tests override them in `extra`)."""
+    name = fake if isinstance(fake, str) else fake.name
+    address = extra.pop("address", None) or (fake.address if not isinstance(fake, str) else "")
+    timeouts = {"HealthCheck": 0.5, "HandleHTTP": 1.0, "Initialize": 1.0, "Shutdown": 0.5}
+    timeouts.update(extra.pop("timeouts", {}))
+    return {"name": name, "address": address, "config": {}, "timeouts": timeouts, **extra}
+
+
+# The gateway tests only read accounts and tokens, so they share one database (and one world)
+# for the whole run instead of cloning one per test.
+WORLD = {
+    "users": [
+        {"name": "alice", "tokens": ["alice-token"]},
+        {"name": "root", "admin": True, "tokens": ["root-token"]},
+    ]
+}
+
+
+async def _create_world_database(server_url: str, template_url: str) -> tuple[str, WorldIds]:
+    name = f"forge_gateway_test_{os.getpid()}"
+    admin = await asyncpg.connect(server_url)
+    try:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        template = urlsplit(template_url).path.lstrip("/")
+        await admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+    finally:
+        await admin.close()
+    url = with_database(server_url, name)
+    conn = await connect(url)
+    try:
+        ids = await load_world(conn, WORLD, list(installed_services().values()), _settings(url))
+    finally:
+        await conn.close()
+    return url, ids
+
+
+def _settings(database_url: str, storage: Path = Path("/nonexistent")) -> Settings:
+    return Settings(database_url=database_url, app_url="http://forge.test/", storage_path=storage)
+
+
+@pytest.fixture(scope="session")
+def gateway_world(pg_server_url: str, template_url: str) -> tuple[str, WorldIds]:
+    """(database url, ids) of the shared database with alice and the site admin root."""
+    return run_sync(_create_world_database(pg_server_url, template_url))
+
+
+@pytest.fixture
+def gateway(aiohttp_client: Any, gateway_world: tuple[str, WorldIds], tmp_path: Path) -> Any:
+    """`client = await gateway([entry(...)], options)`: the gateway app with these plugins."""
+
+    async def make(plugins: list[dict[str, Any]], options: GatewayOptions = FAST) -> Any:
+        path = tmp_path / "plugins.json"
+        path.write_text(json.dumps({"plugins": plugins}))
+        settings = dataclasses.replace(
+            _settings(gateway_world[0], tmp_path / "storage"), plugins_file=path
+        )
+        return await aiohttp_client(create_app(settings, options))
+
+    return make
+
+
+def managed(client: Any, name: str) -> ManagedPlugin:
+    plugin = client.app[PLUGIN_MANAGER].get(name)
+    assert plugin is not None
+    return plugin
+
+
+@pytest.fixture
+def helpers() -> Any:
+    """The module's helpers, for test modules (conftest cannot be imported under importlib)."""
+    return _Helpers()
+
+
+class _Helpers:
+    FakePlugin = FakePlugin
+    FAST = FAST
+    entry = staticmethod(entry)
+    eventually = staticmethod(eventually)
+    free_port = staticmethod(free_port)
+    managed = staticmethod(managed)
