@@ -6,6 +6,8 @@ DEPLOY_VALIDATORS := check-jsonschema==0.39.0 kubernetes-validate==1.37.0
 # Debian packages: nginx for tests-e2e (and the plain-process proxy), wrk for load runs,
 # docker-compose (v1, --no-install-recommends: no engine) for `config -q` in deploy-check.
 DEPLOY_APT_TOOLS := nginx:nginx wrk:wrk docker-compose:docker-compose
+# Oldest and newest Kubernetes versions the manifests must validate against.
+DEPLOY_K8S_VERSIONS := 1.29.0 1.37.0
 NGINX ?= $(shell command -v nginx 2>/dev/null || ls /usr/sbin/nginx 2>/dev/null)
 
 TEST_PREREQUISITES += deploy-tools deploy-check
@@ -44,11 +46,14 @@ deploy-check: install $(VENV)/.deploy-validators ## Validate compose.yaml, the k
 	@$(PY) deploy/nginx/render.py --k8s | diff -u deploy/k8s/nginx/forge.conf - \
 		|| { echo "deploy-check: deploy/k8s/nginx/forge.conf is stale: make deploy-render" >&2; exit 1; }
 	@if command -v kubectl >/dev/null 2>&1; then \
-		echo "kubectl kustomize deploy/k8s | kubernetes-validate --strict -"; \
-		kubectl kustomize deploy/k8s | $(BIN)/kubernetes-validate --strict -; \
+		for v in $(DEPLOY_K8S_VERSIONS); do \
+			echo "kubectl kustomize deploy/k8s | kubernetes-validate --strict -k $$v -"; \
+			kubectl kustomize deploy/k8s | $(BIN)/kubernetes-validate --quiet --strict -k $$v - \
+				|| exit 1; \
+		done; \
 	else \
 		echo "deploy-check: kubectl absent; validating the manifests one by one (no kustomize)"; \
-		$(BIN)/kubernetes-validate --strict $$(ls deploy/k8s/*.yaml | grep -v kustomization.yaml); \
+		$(BIN)/kubernetes-validate --quiet --strict $$(ls deploy/k8s/*.yaml | grep -v kustomization.yaml); \
 	fi
 	@if [ -n "$(NGINX)" ]; then \
 		prefix=$$(mktemp -d); \
