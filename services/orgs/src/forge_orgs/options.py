@@ -62,15 +62,8 @@ def reorder(data: Mapping[str, Any]) -> list[PinOrder]:
         where = f"orders[{index}]"
         if not isinstance(entry, dict):
             raise Unprocessable(f"{where} must be an object", field=where)
-        repo_id = optional_int(entry, "repo_id", low=1, high=INT64_MAX)
-        if repo_id is None:
-            raise Unprocessable(f"{where}.repo_id is required", field=f"{where}.repo_id")
-        if repo_id in seen:
-            raise Unprocessable(
-                f"{where}.repo_id names a repository listed twice", field=f"{where}.repo_id"
-            )
-        seen.add(repo_id)
         try:
+            repo_id = optional_int(entry, "repo_id", low=1, high=INT64_MAX)
             group_id = _group_id(entry, "group_id")
             display_order = optional_int(entry, "display_order") or 0
         except Unprocessable as error:
@@ -78,6 +71,13 @@ def reorder(data: Mapping[str, Any]) -> list[PinOrder]:
             raise Unprocessable(
                 f"{where}.{error.message}", field=f"{where}.{error.field}"
             ) from None
+        if repo_id is None:
+            raise Unprocessable(f"{where}.repo_id is required", field=f"{where}.repo_id")
+        if repo_id in seen:
+            raise Unprocessable(
+                f"{where}.repo_id names a repository listed twice", field=f"{where}.repo_id"
+            )
+        seen.add(repo_id)
         orders.append(PinOrder(repo_id, group_id, display_order))
     return orders
 
