@@ -6,7 +6,8 @@ from __future__ import annotations
 
 async def events(db):
     return await db.fetch(
-        "SELECT type, source, org_id, repo_id, actor_id, payload FROM core.outbox ORDER BY occurred_at"
+        """SELECT type, source, org_id, repo_id, actor_id, payload
+             FROM core.outbox ORDER BY occurred_at"""
     )
 
 
