@@ -1,0 +1,306 @@
+"""End-to-end fixtures: real processes on 127.0.0.1 behind real nginx.
+
+One stack per test module (starting it is the slow part): a database cloned from the session's
+migrated template (forge_common.testing), a world loaded with `forge load`, the example plugin
+event-recorder, `forge serve --service releases|orgs|gateway` as three processes, and nginx run as a
+plain process from deploy/nginx (the same template compose and Kubernetes use). Every process is
+stopped in the fixture's finalizer, whatever happened.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import importlib.util
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import asyncpg
+import pytest
+from forge_common.testing.plugin import TEMPLATE, run_sync, with_database
+
+ROOT = Path(__file__).resolve().parent.parent
+START_TIMEOUT = 20.0  # seconds for one process to become ready
+STOP_TIMEOUT = 5.0
+EVENTS_SECRET = "e2e-events-secret"
+
+
+def find_nginx() -> str | None:
+    return shutil.which("nginx") or next(
+        (p for p in ("/usr/sbin/nginx", "/usr/local/sbin/nginx") if os.access(p, os.X_OK)), None
+    )
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def load_renderer() -> ModuleType:
+    """deploy/nginx/render.py, which is a script, not a package."""
+    spec = importlib.util.spec_from_file_location(
+        "forge_nginx_render", ROOT / "deploy/nginx/render.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@dataclass
+class Response:
+    status: int
+    headers: http.client.HTTPMessage
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+@dataclass
+class Process:
+    name: str
+    popen: subprocess.Popen[bytes]
+    log: Path
+
+    def tail(self, lines: int = 40) -> str:
+        try:
+            text = self.log.read_text(errors="replace")
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    def stop(self) -> None:
+        if self.popen.poll() is None:
+            self.popen.send_signal(signal.SIGTERM)
+            try:
+                self.popen.wait(STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait(STOP_TIMEOUT)
+
+
+@dataclass
+class Stack:
+    """The running system: `request()` goes through nginx; `direct()` to one service."""
+
+    base_url: str
+    nginx_port: int
+    ports: dict[str, int]
+    processes: list[Process] = field(default_factory=list)
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        headers: Mapping[str, str] | None = None,
+        body: bytes | None = None,
+        port: int | None = None,
+    ) -> Response:
+        conn = http.client.HTTPConnection("127.0.0.1", port or self.nginx_port, timeout=15)
+        try:
+            conn.request(method, path, body=body, headers=dict(headers or {}))
+            reply = conn.getresponse()
+            return Response(reply.status, reply.headers, reply.read())
+        finally:
+            conn.close()
+
+    def get(self, path: str, headers: Mapping[str, str] | None = None) -> Response:
+        return self.request("GET", path, headers)
+
+    def direct(self, service: str, method: str, path: str, **kw: Any) -> Response:
+        return self.request(method, path, port=self.ports[service], **kw)
+
+
+def _start(name: str, argv: list[str], env: Mapping[str, str], logs: Path) -> Process:
+    log = logs / f"{name}.log"
+    with log.open("wb") as out:
+        popen = subprocess.Popen(
+            argv, env=dict(env), stdout=out, stderr=subprocess.STDOUT, cwd=ROOT
+        )
+    return Process(name, popen, log)
+
+
+def _wait_until(process: Process, ready: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.popen.poll() is not None:
+            pytest.fail(f"{process.name} exited ({process.popen.returncode}):\n{process.tail()}")
+        if ready():
+            return
+        time.sleep(0.05)
+    pytest.fail(f"{process.name}: {what} not within {START_TIMEOUT}s:\n{process.tail()}")
+
+
+def _http_ok(port: int, path: str, statuses: tuple[int, ...] = (200,)) -> Callable[[], bool]:
+    def check() -> bool:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+            try:
+                conn.request("GET", path)
+                return conn.getresponse().status in statuses
+            finally:
+                conn.close()
+        except OSError:
+            return False
+
+    return check
+
+
+def _log_says(process: Process, text: str) -> Callable[[], bool]:
+    return lambda: text in process.tail(200)
+
+
+async def _create_database(server_url: str, name: str) -> None:
+    conn = await asyncpg.connect(server_url)
+    try:
+        await conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE}"')
+    finally:
+        await conn.close()
+
+
+async def _drop_database(server_url: str, name: str) -> None:
+    conn = await asyncpg.connect(server_url)
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await conn.close()
+
+
+@pytest.fixture(scope="module")
+def e2e_database(
+    pg_server_url: str, template_url: str, request: pytest.FixtureRequest
+) -> Iterator[str]:
+    """A migrated database for one module's stack (the per-test `database_url` is too short-lived
+    for processes shared by the module's tests)."""
+    name = f"forge_e2e_{os.getpid()}_{request.module.__name__.rsplit('.', 1)[-1]}"
+    run_sync(_create_database(pg_server_url, name))
+    try:
+        yield with_database(pg_server_url, name)
+    finally:
+        run_sync(_drop_database(pg_server_url, name))
+
+
+@pytest.fixture(scope="module")
+def stack(
+    e2e_database: str, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[Stack]:
+    """The running system for a test module, with the module's `WORLD` loaded."""
+    world = request.module.WORLD
+    yield from start_stack(e2e_database, world, tmp_path_factory.mktemp("e2e"))
+
+
+def start_stack(database_url: str, world: Mapping[str, Any], workdir: Path) -> Iterator[Stack]:
+    """Load `world`, start the plugin, the three services and nginx; yield; stop them all."""
+    nginx = find_nginx()
+    if nginx is None:
+        pytest.skip("nginx is not installed (make deploy-tools installs it as root)")
+    logs = workdir / "logs"
+    logs.mkdir(parents=True)
+    nginx_port = free_port()
+    ports = {name: free_port() for name in ("releases", "orgs", "gateway", "plugin")}
+    base_url = f"http://127.0.0.1:{nginx_port}/"
+    stack = Stack(base_url, nginx_port, ports)
+    forge = [sys.executable, "-m", "forge_common.cli"]
+    plugins_file = workdir / "plugins.json"
+    plugins_file.write_text(
+        json.dumps(
+            {
+                "plugins": [
+                    {
+                        "name": "event-recorder",
+                        "address": f"127.0.0.1:{ports['plugin']}",
+                        "enabled": True,
+                    }
+                ]
+            }
+        )
+    )
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "APP_URL": base_url,
+        "STORAGE_PATH": str(workdir / "storage"),
+        "GATEWAY_URL": f"http://127.0.0.1:{ports['gateway']}/",
+        "EVENTS_SECRET": EVENTS_SECRET,
+        "PLUGINS_FILE": str(plugins_file),
+        "AUTO_MIGRATE": "false",
+        "LOG_FORMAT": "text",
+        "LOG_LEVEL": "WARNING",
+        "PYTHONUNBUFFERED": "1",
+    }
+    world_file = workdir / "world.json"
+    world_file.write_text(json.dumps(world))
+    loaded = subprocess.run(
+        [*forge, "load", str(world_file)], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert loaded.returncode == 0, f"forge load failed:\n{loaded.stdout}\n{loaded.stderr}"
+
+    # nginx runs its workers as `nobody` when started as root: the prefix must be traversable.
+    prefix = Path(tempfile.mkdtemp(prefix="forge-e2e-nginx-"))
+    prefix.chmod(0o755)
+    try:
+        plugin = _start(
+            "event-recorder",
+            [sys.executable, "-m", "event_recorder", "--address", f"127.0.0.1:{ports['plugin']}"],
+            env,
+            logs,
+        )
+        stack.processes.append(plugin)
+        _wait_until(plugin, _log_says(plugin, "listening on"), "listening")
+        for service in ("releases", "orgs", "gateway"):
+            argv = [*forge, "serve", "--service", service, "--host", "127.0.0.1"]
+            stack.processes.append(
+                _start(service, [*argv, "--port", str(ports[service])], env, logs)
+            )
+        for process in stack.processes[1:]:
+            _wait_until(process, _http_ok(ports[process.name], "/readyz"), "/readyz")
+
+        load_renderer().write_prefix(
+            prefix,
+            {
+                "NGINX_LISTEN": f"127.0.0.1:{nginx_port}",
+                "RELEASES_UPSTREAM": f"127.0.0.1:{ports['releases']}",
+                "ORGS_UPSTREAM": f"127.0.0.1:{ports['orgs']}",
+                "GATEWAY_UPSTREAM": f"127.0.0.1:{ports['gateway']}",
+            },
+        )
+        proxy = _start(
+            "nginx",
+            [
+                nginx,
+                "-p",
+                f"{prefix}/",
+                "-e",
+                "logs/error.log",
+                "-c",
+                "nginx.conf",
+                "-g",
+                "daemon off;",
+            ],
+            env,
+            logs,
+        )
+        stack.processes.append(proxy)
+        _wait_until(proxy, _http_ok(nginx_port, "/", (404,)), "answering")
+        yield stack
+    finally:
+        for process in reversed(stack.processes):
+            process.stop()
+        with contextlib.suppress(OSError):
+            shutil.copy(prefix / "logs" / "error.log", logs / "nginx-error.log")
+        shutil.rmtree(prefix, ignore_errors=True)
