@@ -1,0 +1,67 @@
+"""The OpenAPI 3.1 document at /api/v1/openapi.json is true: it lists exactly the routes served,
+its schemas are valid JSON Schema, and every operation's success answer matches it (every other
+test's answers are checked against it too, by the `Api` client)."""
+
+from __future__ import annotations
+
+import jsonschema
+from forge_orgs.app import create_app
+
+
+async def test_openapi_document_is_openapi_3_1_with_valid_schemas(ro_api):
+    doc = await ro_api.document()
+    assert doc["openapi"].startswith("3.1")
+    assert doc["servers"] == [{"url": "/api/v1"}]
+    for schema in doc["components"]["schemas"].values():
+        jsonschema.Draft202012Validator.check_schema(schema)
+
+
+async def test_openapi_lists_exactly_the_routes_the_app_serves(ro_api, shared_world):
+    doc = await ro_api.document()
+    documented = {
+        (method.upper(), "/api/v1" + path)
+        for path, item in doc["paths"].items()
+        for method in item
+        if method != "parameters"
+    }
+    app = create_app(shared_world[0])
+    served = {
+        (route.method, route.resource.canonical)
+        for route in app.router.routes()
+        if route.resource is not None
+        and route.resource.canonical.startswith("/api/v1/orgs/")
+        and route.method != "HEAD"
+    }
+    assert served == documented
+
+
+async def test_openapi_every_operation_answers_as_documented(api, ids):
+    gid = (await api.post("/orgs/pub/pinned/groups", as_="owner", json={"name": "G"})).json["id"]
+    calls = [
+        ("GET", "/orgs/pub/pinned", None, 200),
+        ("POST", "/orgs/pub/pinned", {"repo_name": "spare", "group_id": gid}, 201),
+        (
+            "PUT",
+            "/orgs/pub/pinned/reorder",
+            {"orders": [{"repo_id": ids.repos[("pub", "spare")]}]},
+            204,
+        ),
+        ("DELETE", "/orgs/pub/pinned/spare", None, 204),
+        ("GET", "/orgs/pub/pinned/groups", None, 200),
+        ("POST", "/orgs/pub/pinned/groups", {"name": "H"}, 201),
+        ("PUT", f"/orgs/pub/pinned/groups/{gid}", {"name": "G2"}, 200),
+        ("DELETE", f"/orgs/pub/pinned/groups/{gid}", None, 204),
+        ("GET", "/orgs/pub/overview", None, 200),
+        ("GET", "/orgs/pub/public_members/roles", None, 200),
+        ("PUT", "/orgs/pub/public_members/cora", None, 204),
+        ("DELETE", "/orgs/pub/public_members/cora", None, 204),
+    ]
+    for method, path, body, status in calls:
+        reply = await api.call(method, path, as_="owner", json=body)
+        assert reply.status == status, (method, path, reply.raw)
+    doc = await api.document()
+    operations = {
+        (m.upper(), p) for p, item in doc["paths"].items() for m in item if m != "parameters"
+    }
+    exercised = {(m, t) for m, t, s in api.checked if s.startswith("2")}
+    assert operations <= exercised
