@@ -55,6 +55,15 @@ deploy-check: install $(VENV)/.deploy-validators ## Validate compose.yaml, the k
 		echo "deploy-check: kubectl absent; validating the manifests one by one (no kustomize)"; \
 		$(BIN)/kubernetes-validate --quiet --strict $$(ls deploy/k8s/*.yaml | grep -v kustomization.yaml); \
 	fi
+	@# The nginx image renders templates with envsubst (defined variables only): same result.
+	@if command -v envsubst >/dev/null 2>&1; then \
+		NGINX_LISTEN=8080 RELEASES_UPSTREAM=releases:8080 ORGS_UPSTREAM=orgs:8080 \
+		GATEWAY_UPSTREAM=gateway:8080 sh -c 'envsubst "$$(printf "\$${%s} " $$(env | cut -d= -f1))"' \
+			< deploy/nginx/forge.conf.template \
+			| diff -q - <(tail -n +2 deploy/k8s/nginx/forge.conf) >/dev/null \
+			&& echo "envsubst renders the template as render.py does" \
+			|| { echo "deploy-check: envsubst and render.py disagree on the template" >&2; exit 1; }; \
+	fi
 	@if [ -n "$(NGINX)" ]; then \
 		prefix=$$(mktemp -d); \
 		$(PY) deploy/nginx/render.py --prefix $$prefix --listen 127.0.0.1:18080 \
