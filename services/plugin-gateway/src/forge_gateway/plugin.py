@@ -174,18 +174,30 @@ class ManagedPlugin:
 
     async def _supervise(self) -> None:
         while True:
-            if self.state not in _JOINED:
-                joined = await self._join()
+            try:
+                await self._supervise_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a bug here must not leave the plugin unsupervised for good
+                log.exception("plugin %s: supervisor error", self.name)
+                self._set_state(PluginState.DOWN, "internal error in the gateway; retrying")
                 self.first_attempt.set()
-                if not joined:
-                    await self._back_off()
-                    continue
-            await self._sleep(self._health_wait())
-            if self._connection_lost:
-                self._connection_lost = False
-                self._set_state(PluginState.DOWN, "connection lost; initializing again")
-                continue
-            await self._check_health()
+                await self._back_off()
+
+    async def _supervise_once(self) -> None:
+        """One round: join if needed (backing off on failure), then wait and check health."""
+        if self.state not in _JOINED:
+            joined = await self._join()
+            self.first_attempt.set()
+            if not joined:
+                await self._back_off()
+                return
+        await self._sleep(self._health_wait())
+        if self._connection_lost:
+            self._connection_lost = False
+            self._set_state(PluginState.DOWN, "connection lost; initializing again")
+            return
+        await self._check_health()
 
     async def _watch_channel(self) -> None:
         """A joined plugin whose connection leaves READY may have restarted: join again."""
