@@ -1,0 +1,156 @@
+"""Overview benchmark (issue 5): GET /api/v1/orgs/big/overview of an organization with 100 pins,
+10,000 members (5,000 public) and 1,000 repositories, measured with wrk on 127.0.0.1.
+
+    .venv/bin/python bench/orgs/bench.py [--duration 10s] [--connections 4] [--budget-ms 20]
+
+PostgreSQL is a throwaway cluster in a temporary folder; the organization is loaded with one SQL
+script (services/orgs/tests/big_org.sql, shared with the query-count test). The service runs as
+`forge serve --service orgs`. Prints p50/p99 per viewer and the wrk command; exits 1 when a p99
+exceeds the budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import asyncpg
+from forge_common.embedded_pg import EmbeddedPostgres, free_port
+from forge_common.migrations import migrate
+from forge_common.service import all_migrations, installed_services
+
+ROOT = Path(__file__).resolve().parents[2]
+BIG_ORG_SQL = ROOT / "services/orgs/tests/big_org.sql"
+BIN = Path(sys.executable).parent
+VIEWERS = {"anonymous": None, "member": "big-member-token", "owner": "big-owner-token"}
+
+
+async def prepare(url: str) -> None:
+    conn = await asyncpg.connect(url)
+    try:
+        await migrate(conn, all_migrations(installed_services()))
+        await conn.execute(BIG_ORG_SQL.read_text())
+    finally:
+        await conn.close()
+
+
+def wait_ready(url: str, seconds: float = 20) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=1) as response:  # noqa: S310 - loopback
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise SystemExit(f"bench: {url} did not become ready")
+        time.sleep(0.1)
+
+
+def fetch(url: str, token: str | None) -> dict[str, object]:
+    headers = {"Authorization": f"token {token}"} if token else {}
+    request = urllib.request.Request(url, headers=headers)  # noqa: S310 - loopback
+    with urllib.request.urlopen(request, timeout=5) as response:  # noqa: S310 - loopback
+        body: dict[str, object] = json.loads(response.read())
+        return body
+
+
+def _ms(out: str, label: str) -> float:
+    found = re.search(rf"^\s*{label}\s+([\d.]+)(us|ms|s)\s*$", out, re.M)
+    assert found, out
+    return float(found[1]) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[found[2]]
+
+
+def wrk(
+    url: str, token: str | None, duration: str, connections: int
+) -> tuple[dict[str, float], str]:
+    command = ["wrk", "-t1", f"-c{connections}", f"-d{duration}", "--latency"]
+    if token:
+        command += ["-H", f"Authorization: token {token}"]
+    command.append(url)
+    out = subprocess.run(command, capture_output=True, text=True, check=True, timeout=300).stdout
+    if "Non-2xx" in out or "Socket errors" in out:
+        print(out, file=sys.stderr)
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out)[1])  # type: ignore[index]
+    return {"rps": rps, "p50_ms": _ms(out, "50%"), "p99_ms": _ms(out, "99%")}, " ".join(command)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--duration", default="10s")
+    parser.add_argument("--warmup", default="2s")
+    parser.add_argument("--connections", type=int, default=4)
+    parser.add_argument("--budget-ms", type=float, default=20.0)
+    args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        raise SystemExit("bench: wrk is missing (make bench-orgs installs it)")
+    folder = Path(tempfile.mkdtemp(prefix="forge-bench-orgs-"))
+    pg = EmbeddedPostgres(folder / "pg")
+    service: subprocess.Popen[bytes] | None = None
+    results: dict[str, dict[str, float]] = {}
+    try:
+        db_url = pg.start()
+        print("bench: loading 10,000 members, 1,000 repositories, 100 pins ...", flush=True)
+        asyncio.run(prepare(db_url))
+        port = free_port()
+        env = {
+            **os.environ,
+            "DATABASE_URL": db_url,
+            "APP_URL": "http://127.0.0.1/",
+            "STORAGE_PATH": str(folder / "storage"),
+            "LOG_LEVEL": "WARNING",
+        }
+        service = subprocess.Popen(
+            [
+                str(BIN / "forge"),
+                "serve",
+                "--service",
+                "orgs",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+            ],
+            env=env,
+        )
+        wait_ready(f"http://127.0.0.1:{port}/readyz")
+        url = f"http://127.0.0.1:{port}/api/v1/orgs/big/overview"
+        for viewer, token in VIEWERS.items():
+            body = fetch(url, token)
+            assert body["total_members"] == 5000, body["total_members"]
+            wrk(url, token, args.warmup, args.connections)
+            row, command = wrk(url, token, args.duration, args.connections)
+            results[viewer] = row
+            print(
+                f"viewer={viewer:<9} {row['rps']:>6.0f} req/s  p50 {row['p50_ms']:6.2f} ms  "
+                f"p99 {row['p99_ms']:6.2f} ms   ({command})",
+                flush=True,
+            )
+    finally:
+        if service is not None and service.poll() is None:
+            service.terminate()
+            try:
+                service.wait(10)
+            except subprocess.TimeoutExpired:
+                service.kill()
+        pg.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+    worst = max(r["p99_ms"] for r in results.values())
+    print(f"bench: worst p99 {worst:.2f} ms (budget {args.budget_ms:.0f} ms)")
+    print(json.dumps(results))
+    return 0 if worst <= args.budget_ms else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

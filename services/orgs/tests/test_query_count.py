@@ -1,0 +1,114 @@
+"""Cost (issue 5): the overview runs a fixed number of queries whatever the counts — the same for
+a small organization and for one with 100 pins, 10,000 members (5,000 public) and 1,000
+repositories. Queries are counted with asyncpg's query logger on every pooled connection."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from forge_common.keys import DB_POOL
+from forge_orgs.app import create_app
+
+from .openapi_check import Api
+
+BIG_ORG_SQL = (Path(__file__).parent / "big_org.sql").read_text()
+# auth (when signed in) + organization and viewer role + pins + groups + 12 public members
+# + counts + one bulk repository access decision
+OVERVIEW_QUERIES = 6
+
+
+POOL_RESET = "SELECT pg_advisory_unlock_all()"
+
+
+class QueryCounter:
+    """Statements run by the application; the pool's own reset on release is counted apart."""
+
+    def __init__(self) -> None:
+        self.queries: list[str] = []
+        self.resets = 0
+
+    def __call__(self, record) -> None:
+        if record.query.startswith(POOL_RESET):
+            self.resets += 1
+        else:
+            self.queries.append(record.query)
+
+
+async def counting_client(aiohttp_client, settings) -> tuple[Api, QueryCounter]:
+    client = await aiohttp_client(create_app(settings))
+    pool = client.server.app[DB_POOL]
+    counter = QueryCounter()
+    # take every connection the pool may hand out, so each one carries the logger
+    held = [await pool.acquire() for _ in range(pool.get_max_size())]
+    for conn in held:
+        conn.add_query_logger(counter)
+    await asyncio.gather(*(pool.release(conn) for conn in held))
+    api = Api(client)
+    await api.document()  # fetched once by the checking client; not part of what we count
+    counter.queries.clear()
+    counter.resets = 0
+    return api, counter
+
+
+@pytest.fixture
+async def big(db, ids):
+    await db.execute(BIG_ORG_SQL)
+
+
+@pytest.mark.parametrize(
+    ("org", "viewer", "token"),
+    [
+        ("pub", None, None),
+        ("big", None, None),
+        ("pub", "member", "mia-token"),
+        ("big", "member", "big-member-token"),
+        ("big", "owner", "big-owner-token"),
+        ("big", "stranger", "big-stranger-token"),
+    ],
+)
+async def test_overview_runs_a_fixed_number_of_queries_whatever_the_counts(
+    aiohttp_client, settings, big, org, viewer, token
+):
+    api, counter = await counting_client(aiohttp_client, settings)
+    headers = {"Authorization": f"token {token}"} if token else {}
+    # asyncpg introspects a type the first time a connection meets it: warm up, then count
+    await api.get(f"/orgs/{org}/overview", headers=headers)
+    counter.queries.clear()
+    counter.resets = 0
+    reply = await api.get(f"/orgs/{org}/overview", headers=headers)
+    assert reply.status == 200
+    expected = OVERVIEW_QUERIES + (1 if token else 0)
+    assert len(counter.queries) == expected, counter.queries
+    assert counter.resets == (2 if token else 1)  # one pooled connection per request (+ auth)
+    if org == "big":
+        body = reply.json
+        assert len(body["public_members"]) == 12 and body["total_members"] == 5000
+        # 50 public pins; the member's team reads private repo0002, repo0042 and repo0082
+        expected_pins = {"owner": 100, "member": 53}.get(viewer, 50)
+        assert len(body["pinned_repos"]) == expected_pins
+
+
+async def test_big_org_overview_figures(aiohttp_client, settings, big):
+    api = Api(await aiohttp_client(create_app(settings)))
+    owner = (
+        await api.get("/orgs/big/overview", headers={"Authorization": "token big-owner-token"})
+    ).json
+    assert owner["stats"] == {
+        "member_count": 10000,
+        "repo_count": 1000,
+        "public_repo_count": 500,
+        "team_count": 20,
+    }
+    anonymous = (await api.get("/orgs/big/overview")).json
+    assert anonymous["stats"] == {
+        "member_count": 5000,
+        "repo_count": 500,
+        "public_repo_count": 500,
+        "team_count": 0,
+    }
+    assert [m["user"]["login"] for m in anonymous["public_members"]][:2] == [
+        "bigu00001",
+        "bigu00003",
+    ]
