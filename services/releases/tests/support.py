@@ -95,3 +95,30 @@ async def until(predicate: Callable[[], Awaitable[bool]], seconds: float = 5.0) 
 
 def error_of(body: Mapping[str, Any]) -> tuple[str, str]:
     return body["error"]["code"], body["error"]["message"]
+
+
+def rel(tag: str, minute: int, *assets: str, **flags: Any) -> dict[str, Any]:
+    """A world-file release created `minute` minutes into 2026, with small assets."""
+    created = f"2026-01-01T{minute // 60:02d}:{minute % 60:02d}:00Z"
+    return {
+        "tag": tag,
+        "title": tag,
+        "note": f"notes of {tag}",
+        "created_at": created,
+        "assets": [{"name": name, "size": 10 + i} for i, name in enumerate(assets)],
+        **flags,
+    }
+
+
+def one_repo(releases: list[dict[str, Any]], **repo: Any) -> dict[str, Any]:
+    """A world with user `owner` (token owner-token) and its repository `app`."""
+    return {
+        "users": [
+            {"name": "owner", "tokens": [TOKENS["owner"]]},
+            {"name": "stranger", "tokens": [TOKENS["stranger"]]},
+        ],
+        "repos": [{"owner": "owner", "name": "app", "releases": releases, **repo}],
+    }
+
+
+UPDATE = "/api/v2/repos/owner/app/releases/update"

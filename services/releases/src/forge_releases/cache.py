@@ -21,7 +21,7 @@ from enum import Enum
 
 from forge_common.access import Access
 
-from .models import Release, RepoRef
+from .models import Release, RepoRef, Resolved
 from .update import Answer
 
 
@@ -38,19 +38,26 @@ class RepoEntry:
 
     ref: RepoRef
     anonymous: Access
+    # prepared once: the resolution every anonymous caller gets (None: they may not read)
+    for_anonymous: Resolved | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        readable = self.anonymous >= Access.READ
+        resolved = Resolved(self.ref, Access.READ, True) if readable else None
+        object.__setattr__(self, "for_anonymous", resolved)
 
 
 @dataclass(slots=True)
 class RepoReleases:
     """Update-check candidates of one repository, plus answers already computed from them.
 
-    `answers` maps a request key to a prepared answer; it lives and dies with this object, so an
-    invalidation of the repository drops it too.
+    `answers` maps a raw query string to a prepared answer; it lives and dies with this object, so
+    an invalidation of the repository drops it too.
     """
 
     stable: tuple[Release, ...]
     everything: tuple[Release, ...]
-    answers: dict[tuple[str, str, str, str], Answer] = field(default_factory=dict)
+    answers: dict[str, Answer] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,9 +106,7 @@ class ReleaseCache:
             self._repos.clear()
         self._repos[repo_id] = releases
 
-    def remember_answer(
-        self, releases: RepoReleases, key: tuple[str, str, str, str], answer: Answer
-    ) -> None:
+    def remember_answer(self, releases: RepoReleases, key: str, answer: Answer) -> None:
         if len(releases.answers) >= self.limits.answers_per_repo:
             releases.answers.clear()
         releases.answers[key] = answer

@@ -6,19 +6,21 @@ from urllib.parse import urlencode
 
 from aiohttp import web
 from forge_common.access import Access
+from forge_common.auth import viewer_of
 from forge_common.errors import InvalidInput
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.render import dumps
 
 from . import db, render
+from .cache import RepoEntry
 from .candidates import repo_releases
 from .errors import NoReleasesFound, ReleaseNotFound
 from .httpcache import cache_headers, etag_of, none_match, not_modified
 from .keys import DOWNLOAD_COUNTER, RELEASE_CACHE
-from .models import Release
+from .models import Release, Resolved
 from .params import Page, flag, page_of, release_id_of
-from .resolve import Resolved, resolve
-from .update import STABLE, Answer, BadVersion, UpdateQuery, prepare_answer
+from .resolve import resolve
+from .update import STABLE, BadVersion, UpdateQuery, prepare_answer
 from .urls import api_releases_url
 
 # Who sees drafts: list rule 4 says administrators (`drafts=true`); a draft fetched by id or tag
@@ -122,30 +124,42 @@ async def latest_release(request: web.Request) -> web.Response:
     return _json(request, _render(request, resolved, release), resolved.public)
 
 
-def _send_answer(request: web.Request, answer: Answer, public: bool) -> web.Response:
-    if answer.status == 204:
-        return web.Response(status=204, headers=cache_headers(public))
-    headers = {**cache_headers(public), "ETag": answer.etag}
-    if none_match(request, answer.etag):
-        return not_modified(answer.etag, headers)
-    return web.Response(body=answer.body, headers=headers, content_type="application/json")
+def _cached_answer(request: web.Request) -> web.Response | None:
+    """The hot path, with no await and no query: an anonymous check of public data whose
+    repository and answer are both cached. None: take the full path."""
+    if viewer_of(request) is not None:
+        return None
+    cache = request.app[RELEASE_CACHE]
+    match = request.match_info
+    entry = cache.get_name((match["owner"], match["repo"]))
+    if not isinstance(entry, RepoEntry) or entry.for_anonymous is None:
+        return None
+    releases = cache.get_repo(entry.ref.repo_id)
+    if releases is None:
+        return None
+    answer = releases.answers.get(request.rel_url.raw_query_string)
+    return answer.respond(request, True) if answer is not None else None
 
 
 async def update_check(request: web.Request) -> web.Response:
     """GET .../releases/update (update rules 1-9): the hot path. A repeated check of a cached
-    repository is answered from prepared bytes without any query (anonymous, public data)."""
+    repository is answered from prepared bytes, found by the raw query string, without any
+    query (anonymous caller, public data)."""
+    if (cached := _cached_answer(request)) is not None:
+        return cached
     resolved = await resolve(request)
-    settings = request.app[SETTINGS]
-    query = request.query
-    check = UpdateQuery(
-        version=query.get("version", ""),
-        platform=query.get("platform") or settings.server_os,
-        arch=query.get("arch") or settings.server_arch,
-        channel=query.get("channel") or STABLE,
-    )
     releases = await repo_releases(request.app, resolved.ref.repo_id)
-    answer = releases.answers.get(check.key)
+    raw_query = request.rel_url.raw_query_string
+    answer = releases.answers.get(raw_query)
     if answer is None:
+        settings = request.app[SETTINGS]
+        query = request.query
+        check = UpdateQuery(
+            version=query.get("version", ""),
+            platform=query.get("platform") or settings.server_os,
+            arch=query.get("arch") or settings.server_arch,
+            channel=query.get("channel") or STABLE,
+        )
         ref = resolved.ref
         try:
             answer = prepare_answer(
@@ -153,5 +167,5 @@ async def update_check(request: web.Request) -> web.Response:
             )
         except BadVersion:
             raise InvalidInput(f"Invalid version format: {check.version}") from None
-        request.app[RELEASE_CACHE].remember_answer(releases, check.key, answer)
-    return _send_answer(request, answer, resolved.public)
+        request.app[RELEASE_CACHE].remember_answer(releases, raw_query, answer)
+    return answer.respond(request, resolved.public)

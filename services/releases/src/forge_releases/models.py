@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from forge_common.access import Access
+
 
 @dataclass(frozen=True, slots=True)
 class Asset:
@@ -45,3 +47,12 @@ class RepoRef:
     owner: str
     repo_id: int
     name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """A repository as one caller reaches it (resolve.py)."""
+
+    ref: RepoRef
+    access: Access
+    public: bool  # anyone may read it: answers that do not depend on the caller are public

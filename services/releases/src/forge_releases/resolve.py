@@ -14,7 +14,6 @@ up on every request.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from aiohttp import web
 from forge_common import accounts
@@ -26,29 +25,23 @@ from forge_common.keys import DB_POOL
 from .cache import MISSING, RepoEntry
 from .errors import RepoNotFound
 from .keys import RELEASE_CACHE
-from .models import RepoRef
+from .models import RepoRef, Resolved
 
 # The shapes core accepts for names; anything else cannot exist, so it is 404 without a query.
 _OWNER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,38}$")
 _REPO_NAME = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
 
 
-@dataclass(frozen=True, slots=True)
-class Resolved:
-    ref: RepoRef
-    access: Access
-    public: bool  # anyone may read it: responses that do not depend on the caller are public
-
-
 async def _lookup(app: web.Application, owner: str, repo: str) -> RepoEntry | None:
-    if not (_OWNER_NAME.match(owner) and _REPO_NAME.match(repo)):
-        return None
     cache = app[RELEASE_CACHE]
-    key = (owner.lower(), repo.lower())
+    # keyed by the path as written: each spelling is one entry, found without any work
+    key = (owner, repo)
     cached = cache.get_name(key)
     if cached is not MISSING:
         return cached
     token = cache.token()
+    if not (_OWNER_NAME.match(owner) and _REPO_NAME.match(repo)):
+        return None  # cannot exist; not cached, so junk paths cannot crowd out real ones
     pool = app[DB_POOL]
     entry = None
     account = await accounts.account_by_name(pool, owner)
@@ -67,13 +60,12 @@ async def resolve(request: web.Request) -> Resolved:
     entry = await _lookup(request.app, request.match_info["owner"], request.match_info["repo"])
     if entry is None:
         raise RepoNotFound()
-    public = entry.anonymous >= Access.READ
     viewer = viewer_of(request)
     if viewer is None:
-        if public:
-            return Resolved(entry.ref, Access.READ, True)
+        if entry.for_anonymous is not None:
+            return entry.for_anonymous
         raise AuthTokenMissing()
     level = await access_to(request.app[DB_POOL], viewer, entry.ref.repo_id, release_api=True)
     if level == Access.NONE:
         raise RepoNotFound()
-    return Resolved(entry.ref, level, public)
+    return Resolved(entry.ref, level, entry.for_anonymous is not None)

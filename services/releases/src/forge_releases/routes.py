@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from . import downloads, handlers, openapi
+from . import downloads, handlers, openapi, publish_handlers
 
 API = "/api/v2/repos/{owner}/{repo}/releases"
 
@@ -20,5 +20,11 @@ def add_routes(app: web.Application) -> None:
             web.get(f"{API}/{{tag}}", handlers.get_release),
             web.get("/{owner}/{repo}/releases/download/{tag}/{name}", downloads.download),
             web.get("/{owner}/{repo}/releases/latest/download/{name}", downloads.latest_download),
+            # write side (publish_handlers.py)
+            web.post(API, publish_handlers.create_release),
+            web.patch(f"{API}/{{release_id}}", publish_handlers.update_release),
+            web.delete(f"{API}/{{release_id}}", publish_handlers.delete_release),
+            web.post(f"{API}/{{release_id}}/assets", publish_handlers.upload_asset),
+            web.delete(f"{API}/{{release_id}}/assets/{{asset_id}}", publish_handlers.delete_asset),
         ]
     )

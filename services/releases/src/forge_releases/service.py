@@ -6,7 +6,7 @@ from aiohttp import web
 from forge_common.config import Settings
 from forge_common.service import Service
 
-from . import world
+from . import cli_publish, world
 from .cache import ReleaseCache
 from .counter import DownloadCounter
 from .keys import DOWNLOAD_COUNTER, LISTENER_TUNING, RELEASE_CACHE, STORAGE
@@ -33,4 +33,5 @@ SERVICE = Service(
     setup=setup,
     validate_world=world.validate,
     load_world=world.load,
+    add_commands=cli_publish.add_commands,
 )

@@ -7,13 +7,14 @@ sent, so the handler can keep them in the cache and serve a repeated check witho
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import semver
+from aiohttp import web
 from forge_common.render import dumps, rfc3339
 
-from .httpcache import etag_of
+from .httpcache import cache_headers, etag_of, none_match
 from .models import Asset, Release
 from .urls import download_url
 
@@ -70,18 +71,30 @@ class UpdateQuery:
     arch: str
     channel: str
 
-    @property
-    def key(self) -> tuple[str, str, str, str]:
-        return (self.version, self.platform, self.arch, self.channel)
-
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """What the update check sends: 204 (body empty) or 200 with these exact bytes."""
+    """What the update check sends: 204 (body empty) or 200 with these exact bytes, with the
+    headers for public and for private data prepared once."""
 
     status: int
     body: bytes = b""
     etag: str = ""
+    public_headers: dict[str, str] = field(init=False)
+    private_headers: dict[str, str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        extra = {"ETag": self.etag, "Content-Type": "application/json"} if self.body else {}
+        object.__setattr__(self, "public_headers", {**cache_headers(True), **extra})
+        object.__setattr__(self, "private_headers", {**cache_headers(False), **extra})
+
+    def respond(self, request: web.Request, public: bool) -> web.Response:
+        headers = self.public_headers if public else self.private_headers
+        if self.etag and none_match(request, self.etag):
+            return web.Response(
+                status=304, headers={k: v for k, v in headers.items() if k != "Content-Type"}
+            )
+        return web.Response(status=self.status, body=self.body or None, headers=headers)
 
 
 NO_UPDATE = Answer(204)

@@ -1,0 +1,111 @@
+"""`forge release publish OWNER/REPO TAG FILE... [--title T] [--notes-file F] [--draft]
+[--prerelease]` (DESIGN §3): publishes through the HTTP API at FORGE_URL with FORGE_TOKEN.
+
+Registered through `Service.add_commands`; the handler gets the environment as a mapping (the CLI
+entry point is the only reader of `os.environ`). Exit status 0 on success, 1 with a one-line
+`forge: ...` message on stderr otherwise (bad token, missing repository, unreachable server,
+missing file, a file that clashes with an existing asset).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+import aiohttp
+
+from .publish_client import TIMEOUT, Publisher, PublishError, Request
+
+DEFAULT_URL = "http://localhost:8080/"  # where `make run` serves
+
+
+def add_commands(commands: Any) -> None:
+    """Adds `release publish` to the `forge` command's subcommands."""
+    release = commands.add_parser("release", help="publish releases through the HTTP API")
+    actions = release.add_subparsers(dest="release_command", required=True)
+    publish = actions.add_parser(
+        "publish",
+        help="create the release if needed and upload the files that are missing (re-runnable)",
+        description="Uses FORGE_URL (default http://localhost:8080/) and FORGE_TOKEN.",
+    )
+    publish.add_argument("repository", metavar="OWNER/REPO")
+    publish.add_argument("tag", metavar="TAG")
+    publish.add_argument("files", metavar="FILE", nargs="+", type=Path)
+    publish.add_argument("--title", help="release title (default: the tag)")
+    publish.add_argument("--notes-file", type=Path, help="file holding the release notes")
+    publish.add_argument("--draft", action="store_true", help="keep the release a draft")
+    publish.add_argument("--prerelease", action="store_true", help="mark it a prerelease")
+    publish.set_defaults(handler=run)
+
+
+def _request(args: argparse.Namespace, env: Mapping[str, str]) -> Request:
+    """The publishing request, or PublishError for anything wrong before the network."""
+    owner, slash, repo = str(args.repository).partition("/")
+    if not slash or not owner or not repo or "/" in repo:
+        raise PublishError(f"{args.repository!r} is not OWNER/REPO")
+    token = env.get("FORGE_TOKEN", "").strip()
+    if not token:
+        raise PublishError("FORGE_TOKEN is not set: create an access token and export it")
+    base_url = env.get("FORGE_URL", "").strip() or DEFAULT_URL
+    if not base_url.startswith(("http://", "https://")):
+        raise PublishError(f"FORGE_URL must start with http:// or https://, not {base_url!r}")
+    files: list[Path] = args.files
+    for path in files:
+        if not path.is_file():
+            raise PublishError(f"{path}: no such file")
+    names = [path.name for path in files]
+    if duplicates := sorted({name for name in names if names.count(name) > 1}):
+        raise PublishError(f"two files are named {', '.join(duplicates)}: asset names must differ")
+    notes = None
+    if args.notes_file is not None:
+        try:
+            notes = args.notes_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PublishError(f"{args.notes_file}: cannot read the notes ({exc})") from None
+    return Request(
+        base_url=base_url if base_url.endswith("/") else base_url + "/",
+        token=token,
+        owner=owner,
+        repo=repo,
+        tag=args.tag,
+        files=files,
+        title=args.title,
+        notes=notes,
+        draft=args.draft,
+        prerelease=args.prerelease,
+    )
+
+
+async def _publish(req: Request, out: TextIO, err: TextIO) -> None:
+    async with aiohttp.ClientSession(timeout=TIMEOUT) as session:
+        await Publisher(session, req, out, err).run()
+
+
+def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    """The handler of `forge release publish`: exit status."""
+    try:
+        req = _request(args, env)
+        asyncio.run(_publish(req, sys.stdout, sys.stderr))
+    except PublishError as exc:
+        print(f"forge: {exc}", file=sys.stderr)
+        return 1
+    except aiohttp.ClientConnectionError as exc:
+        print(f"forge: cannot reach the server at FORGE_URL ({exc})", file=sys.stderr)
+        return 1
+    except aiohttp.ClientError as exc:
+        print(f"forge: talking to the server at FORGE_URL failed ({exc})", file=sys.stderr)
+        return 1
+    except TimeoutError:
+        print("forge: the server at FORGE_URL did not answer in time", file=sys.stderr)
+        return 1
+    except OSError as exc:  # a file vanished or became unreadable while publishing
+        print(f"forge: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("forge: interrupted; run the same command again to finish", file=sys.stderr)
+        return 130
+    return 0

@@ -1,0 +1,201 @@
+"""The publishing operations: each change and its event in one transaction, then the cache.
+
+After a commit the local cache drops the repository at once (`invalidate_repo`), so the caller's
+next request sees the change; the triggers of migration 0002 tell every other replica.
+
+Files are content-addressed and may be shared by several assets: a file is deleted only when no
+asset references its SHA-256 any more (`collect_garbage`, under the lock of publish_db).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Iterable, Mapping
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
+
+import asyncpg
+from aiohttp import web
+from forge_common.errors import Conflict, PermissionDenied
+from forge_common.keys import DB_POOL
+
+from . import db, publish_db
+from . import publish_events as events
+from .errors import AssetNotFound, ReleaseNotFound, RepoNotFound
+from .keys import RELEASE_CACHE, STORAGE
+from .models import Asset, Release, RepoRef
+from .publish_db import NewAsset, ReleaseFields
+from .publish_input import edit_release
+from .storage import Blob, BlobWriter
+
+log = logging.getLogger(__name__)
+
+if TYPE_CHECKING:
+    Conn: TypeAlias = asyncpg.Connection[Any]
+else:  # the class is not subscriptable at run time
+    Conn = asyncpg.Connection
+
+
+@asynccontextmanager
+async def _transaction(app: web.Application) -> AsyncIterator[Conn]:
+    """A pooled connection inside a transaction (the pool's proxy behaves as a Connection)."""
+    async with app[DB_POOL].acquire() as proxy, proxy.transaction():
+        yield cast(Conn, proxy)
+
+
+async def _context(conn: Conn, ref: RepoRef, actor_id: int) -> events.Context:
+    facts = await publish_db.repo_facts(conn, ref.repo_id)
+    if facts is None:  # deleted since it was resolved
+        raise RepoNotFound()
+    if facts.archived:
+        raise PermissionDenied("Repository is archived")
+    return events.Context(ref, facts.org_id, actor_id)
+
+
+async def _locked_release(conn: Conn, ref: RepoRef, release_id: int) -> Release:
+    release = await publish_db.lock_release(conn, ref.repo_id, release_id)
+    if release is None:
+        raise ReleaseNotFound()
+    return release
+
+
+def _changed(app: web.Application, ref: RepoRef) -> None:
+    app[RELEASE_CACHE].invalidate_repo(ref.repo_id)
+
+
+def _tag_conflict(tag: str) -> Conflict:
+    return Conflict(f"Release with tag {tag} already exists")
+
+
+async def create_release(
+    app: web.Application, ref: RepoRef, actor_id: int, fields: ReleaseFields
+) -> Release:
+    """201: a new release (or a bare tag turned into one); 409 when the tag has a release."""
+    async with _transaction(app) as conn:
+        ctx = await _context(conn, ref, actor_id)
+        release = await publish_db.insert_release(conn, ref.repo_id, fields, actor_id)
+        if release is None:
+            raise _tag_conflict(fields.tag)
+        await events.release_created(conn, ctx, release)
+    _changed(app, ref)
+    return release
+
+
+async def update_release(
+    app: web.Application, ref: RepoRef, actor_id: int, release_id: int, data: Mapping[str, Any]
+) -> Release:
+    """Only the given fields change; nothing is written (and no event sent) when none differs."""
+    async with _transaction(app) as conn:
+        ctx = await _context(conn, ref, actor_id)
+        before = await _locked_release(conn, ref, release_id)
+        edit = edit_release(data, before)
+        if not edit.changed:
+            return before
+        if "tag" in edit.changed and await publish_db.tag_taken(
+            conn, ref.repo_id, edit.fields.tag, other_than=release_id
+        ):
+            raise _tag_conflict(edit.fields.tag)
+        try:
+            await publish_db.update_release(conn, release_id, edit.fields)
+        except asyncpg.UniqueViolationError:  # a racing writer took the tag meanwhile
+            raise _tag_conflict(edit.fields.tag) from None
+        after = await db.release_by_id(conn, ref.repo_id, release_id)
+        assert after is not None
+        await events.release_updated(conn, ctx, before, after, edit.changed)
+    _changed(app, ref)
+    return after
+
+
+async def delete_release(
+    app: web.Application, ref: RepoRef, actor_id: int, release_id: int
+) -> None:
+    """The release and its assets; their files go unless another asset has the same bytes."""
+    async with _transaction(app) as conn:
+        ctx = await _context(conn, ref, actor_id)
+        release = await _locked_release(conn, ref, release_id)
+        await publish_db.delete_release(conn, release.id)
+        await events.release_deleted(conn, ctx, release)
+    _changed(app, ref)
+    await collect_garbage(app, {asset.sha256 for asset in release.assets})
+
+
+async def attach_asset(
+    app: web.Application,
+    ref: RepoRef,
+    actor_id: int,
+    release_id: int,
+    name: str,
+    content_type: str,
+    writer: BlobWriter,
+) -> tuple[Release, Asset, Blob]:
+    """Move the received file into place and record it, in one locked transaction. On any
+    failure the file is gone afterwards, unless another asset has the same bytes."""
+    blob: Blob | None = None
+    try:
+        async with _transaction(app) as conn:
+            ctx = await _context(conn, ref, actor_id)
+            release = await _locked_release(conn, ref, release_id)
+            await publish_db.lock_blobs(conn)
+            blob = await asyncio.to_thread(writer.commit)
+            new = NewAsset(
+                release.id,
+                name,
+                blob.size,
+                content_type,
+                blob.sha1,
+                blob.sha256,
+                blob.sha512,
+                actor_id,
+            )
+            try:
+                asset = await publish_db.insert_asset(conn, new)
+            except asyncpg.UniqueViolationError:  # the same name, uploaded concurrently
+                raise duplicate_asset(name) from None
+            await events.asset_uploaded(conn, ctx, release, asset)
+    except BaseException:
+        if blob is None:
+            writer.abort()
+        else:
+            await asyncio.shield(collect_garbage(app, {blob.sha256}))
+        raise
+    _changed(app, ref)
+    return release, asset, blob
+
+
+def duplicate_asset(name: str) -> Conflict:
+    return Conflict(f"Asset named {name} already exists on this release")
+
+
+async def delete_asset(
+    app: web.Application, ref: RepoRef, actor_id: int, release_id: int, asset_id: int
+) -> None:
+    async with _transaction(app) as conn:
+        ctx = await _context(conn, ref, actor_id)
+        release = await _locked_release(conn, ref, release_id)
+        asset = await publish_db.delete_asset(conn, release.id, asset_id)
+        if asset is None:
+            raise AssetNotFound()
+        await events.asset_deleted(conn, ctx, release, asset)
+    _changed(app, ref)
+    await collect_garbage(app, {asset.sha256})
+
+
+async def collect_garbage(app: web.Application, digests: Iterable[str]) -> None:
+    """Delete the files no asset references. Best effort: a file left behind by a failure here
+    is only unused disk space, never a broken download."""
+    digests = sorted(digests)
+    if not digests:
+        return
+    storage = app[STORAGE]
+    try:
+        async with _transaction(app) as conn:
+            await publish_db.lock_blobs(conn)
+            for digest in digests:
+                if not await publish_db.blob_referenced(conn, digest):
+                    path = storage.path_of(digest)
+                    with contextlib.suppress(FileNotFoundError):
+                        await asyncio.to_thread(path.unlink)
+    except Exception:
+        log.exception("could not delete unreferenced asset files %s", digests)

@@ -1,0 +1,133 @@
+"""Handlers of the publishing API (version 2, write side): parse, call publish.py, render.
+
+    POST   /api/v2/repos/{owner}/{repo}/releases                          201 release
+    PATCH  .../releases/{release_id}                                      200 release
+    DELETE .../releases/{release_id}                                      204 (repository admin)
+    POST   .../releases/{release_id}/assets?name=FILE  (raw or multipart) 201 attachment
+    DELETE .../releases/{release_id}/assets/{asset_id}                    204
+
+Access: the repository is resolved as on the read side (resolve.py), so whoever cannot read a
+private repository gets 404 and learns nothing; then anonymous callers get 401
+AuthTokenMissing, and signed-in callers without write access (admin for deleting a release) 403.
+"""
+
+from __future__ import annotations
+
+from aiohttp import web
+from aiohttp.http_exceptions import BadHttpMessage
+from forge_common.access import Access
+from forge_common.auth import Viewer, viewer_of
+from forge_common.body import read_json_object
+from forge_common.errors import AuthTokenMissing, InvalidInput, PermissionDenied
+from forge_common.keys import DB_POOL, SETTINGS
+from forge_common.render import json_response
+
+from . import db, publish, render
+from .errors import AssetNotFound, ReleaseNotFound
+from .keys import DOWNLOAD_COUNTER, STORAGE
+from .models import Release, RepoRef
+from .params import release_id_of
+from .publish_input import asset_name, new_release
+from .resolve import resolve
+from .uploads import check_declared_length, content_type_of, open_upload, receive
+from .urls import api_releases_url
+
+_NO_STORE = {"Cache-Control": "no-store"}
+
+
+async def _publisher(request: web.Request, need: Access = Access.WRITE) -> tuple[RepoRef, Viewer]:
+    resolved = await resolve(request)  # 404 / AuthTokenMissing as on the read side
+    viewer = viewer_of(request)
+    if viewer is None:
+        raise AuthTokenMissing()
+    if resolved.access < need:
+        what = "administer" if need >= Access.ADMIN else "publish releases of"
+        raise PermissionDenied(f"You do not have permission to {what} this repository")
+    return resolved.ref, viewer
+
+
+def _release_id(request: web.Request) -> int:
+    release_id = release_id_of(request.match_info["release_id"])
+    if release_id is None:
+        raise ReleaseNotFound()
+    return release_id
+
+
+def _asset_id(request: web.Request) -> int:
+    asset_id = release_id_of(request.match_info["asset_id"])  # the same positive-int64 rule
+    if asset_id is None:
+        raise AssetNotFound()
+    return asset_id
+
+
+def _release_response(
+    request: web.Request, ref: RepoRef, release: Release, status: int = 200
+) -> web.Response:
+    app_url = request.app[SETTINGS].app_url
+    data = render.release(app_url, ref, release, request.app[DOWNLOAD_COUNTER])
+    headers = dict(_NO_STORE)
+    if status == 201:
+        base = api_releases_url(app_url, ref.owner, ref.name)
+        headers["Location"] = f"{base}/{release.id}"
+    return json_response(data, status=status, headers=headers)
+
+
+async def create_release(request: web.Request) -> web.Response:
+    ref, viewer = await _publisher(request)
+    fields = new_release(await read_json_object(request))
+    release = await publish.create_release(request.app, ref, viewer.id, fields)
+    return _release_response(request, ref, release, 201)
+
+
+async def update_release(request: web.Request) -> web.Response:
+    ref, viewer = await _publisher(request)
+    release_id = _release_id(request)
+    data = await read_json_object(request)
+    release = await publish.update_release(request.app, ref, viewer.id, release_id, data)
+    return _release_response(request, ref, release)
+
+
+async def delete_release(request: web.Request) -> web.Response:
+    ref, viewer = await _publisher(request, Access.ADMIN)
+    await publish.delete_release(request.app, ref, viewer.id, _release_id(request))
+    return web.Response(status=204)
+
+
+async def upload_asset(request: web.Request) -> web.Response:
+    """The file is checked (name, duplicate, declared size) before a byte of it is read."""
+    ref, viewer = await _publisher(request)
+    release_id = _release_id(request)
+    limit = request.app[SETTINGS].max_upload_bytes
+    check_declared_length(request, limit)
+    release = await db.release_by_id(request.app[DB_POOL], ref.repo_id, release_id)
+    if release is None:
+        raise ReleaseNotFound()
+    upload = await open_upload(request)
+    name = asset_name(request.query.get("name", upload.filename))
+    if any(asset.name == name for asset in release.assets):
+        raise publish.duplicate_asset(name)
+    try:
+        writer = await receive(upload, request.app[STORAGE], limit)
+    except BadHttpMessage:
+        raise InvalidInput("Malformed request body") from None
+    release, asset, blob = await publish.attach_asset(
+        request.app,
+        ref,
+        viewer.id,
+        release.id,
+        name,
+        content_type_of(upload.declared_type, name),
+        writer,
+    )
+    app_url = request.app[SETTINGS].app_url
+    data = render.attachment(app_url, ref, release.tag, asset, request.app[DOWNLOAD_COUNTER])
+    # beyond the read side's attachment: the digest, so a publisher can skip identical files
+    data["sha256"] = blob.sha256
+    return json_response(data, status=201, headers=_NO_STORE)
+
+
+async def delete_asset(request: web.Request) -> web.Response:
+    ref, viewer = await _publisher(request)
+    release_id, asset_id = _release_id(request), _asset_id(request)
+    await publish.delete_asset(request.app, ref, viewer.id, release_id, asset_id)
+    return web.Response(status=204)

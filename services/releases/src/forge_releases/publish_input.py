@@ -1,0 +1,108 @@
+"""Validating what publishers send: release bodies (create and edit) and asset names.
+
+Wrong JSON types are 422 naming the field (forge_common.body); a tag or asset name that breaks
+names.py is 422; text PostgreSQL cannot store (NUL, unpaired surrogates) is 422, never a 500.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from forge_common.body import optional_bool, optional_str
+from forge_common.errors import Unprocessable
+
+from .models import Release
+from .names import asset_name_problem, tag_problem
+from .publish_db import ReleaseFields
+
+MAX_TITLE = 255
+MAX_TARGET = 255
+MAX_NOTE = 1024 * 1024  # the JSON body limit keeps it smaller still
+
+# wire name → model attribute, which is also its name in `changed` of release.updated
+_TEXT_FIELDS = {"tag_name": "tag", "target_commitish": "target", "name": "title", "body": "note"}
+_FLAGS = {"draft": "draft", "prerelease": "prerelease"}
+
+
+def _storable(value: str, field: str, limit: int) -> str:
+    if "\x00" in value:
+        raise Unprocessable(f"{field} must not contain NUL characters", field=field)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Unprocessable(f"{field} must be valid Unicode text", field=field) from None
+    if len(value) > limit:
+        raise Unprocessable(f"{field} must be at most {limit} characters", field=field)
+    return value
+
+
+def _tag(value: str | None) -> str:
+    if value is None:
+        raise Unprocessable("tag_name is required", field="tag_name")
+    problem = tag_problem(value)
+    if problem is not None:
+        raise Unprocessable(f"tag_name {problem}", field="tag_name")
+    return _storable(value, "tag_name", 255)
+
+
+def _text(data: Mapping[str, Any], field: str) -> str | None:
+    value = optional_str(data, field)
+    if value is None:
+        return None
+    if field == "tag_name":
+        return _tag(value)
+    limit = {"name": MAX_TITLE, "target_commitish": MAX_TARGET}.get(field, MAX_NOTE)
+    return _storable(value, field, limit)
+
+
+def new_release(data: Mapping[str, Any]) -> ReleaseFields:
+    """POST body `{tag_name (required), target_commitish, name, body, draft, prerelease}`."""
+    texts = {field: _text(data, field) for field in _TEXT_FIELDS}
+    return ReleaseFields(
+        tag=_tag(texts["tag_name"]),
+        target=texts["target_commitish"] or "",
+        title=texts["name"] or "",
+        note=texts["body"] or "",
+        draft=bool(optional_bool(data, "draft")),
+        prerelease=bool(optional_bool(data, "prerelease")),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """The fields after a PATCH and the names of those whose value changed."""
+
+    fields: ReleaseFields
+    changed: tuple[str, ...]
+
+
+def edit_release(data: Mapping[str, Any], current: Release) -> Edit:
+    """PATCH body: the given (non-null) fields replace the current values, the others stay."""
+    values: dict[str, Any] = {
+        "tag": current.tag,
+        "target": current.target,
+        "title": current.title,
+        "note": current.note,
+        "draft": current.draft,
+        "prerelease": current.prerelease,
+    }
+    changed: list[str] = []
+    given: dict[str, Any] = {attr: _text(data, wire) for wire, attr in _TEXT_FIELDS.items()}
+    given.update({attr: optional_bool(data, wire) for wire, attr in _FLAGS.items()})
+    for attribute, value in given.items():
+        if value is not None and value != values[attribute]:
+            values[attribute] = value
+            changed.append(attribute)
+    return Edit(ReleaseFields(**values), tuple(changed))
+
+
+def asset_name(value: str | None) -> str:
+    """The `name` of an upload (query parameter, else the multipart file name)."""
+    if value is None:
+        raise Unprocessable("name is required (?name=FILE)", field="name")
+    problem = asset_name_problem(value)
+    if problem is not None:
+        raise Unprocessable(f"name {problem}", field="name")
+    return _storable(value, "name", 255)

@@ -1,0 +1,119 @@
+"""Receiving an asset's bytes: the raw request body, or the one file part of a multipart form.
+
+The body is read from `request.content` chunk by chunk (never `request.read()`, so the JSON body
+limit does not apply and the file is never held in memory) and written to a storage.BlobWriter,
+which hashes while writing. aiohttp stops reading the socket while its small buffer is full, so a
+fast client cannot fill our memory. Writing and hashing run in a thread, about 1 MiB at a time, so
+the event loop keeps serving other requests during a large upload.
+
+The size limit is checked against Content-Length before anything is read, and again while
+streaming (chunked bodies, lying clients). Any failure aborts the writer: no stray file remains.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import mimetypes
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from aiohttp import BodyPartReader, MultipartReader, web
+from forge_common.errors import InvalidInput, PayloadTooLarge, Unprocessable
+
+from .storage import BlobWriter, Storage
+
+READ_SIZE = 256 * 1024
+WRITE_SIZE = 1024 * 1024
+# Boundaries and part headers around the file in a multipart body.
+MULTIPART_OVERHEAD = 64 * 1024
+
+_MEDIA_TYPE = re.compile(r"^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$")
+# Declared types that say nothing about the file (curl --data-binary sends form-urlencoded).
+_UNINFORMATIVE = {
+    "application/octet-stream",
+    "application/x-www-form-urlencoded",
+    "multipart/form-data",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Upload:
+    """An upload whose bytes have not been read yet."""
+
+    filename: str | None  # from a multipart part; None for a raw body
+    declared_type: str
+    chunks: AsyncIterator[bytes]
+
+
+def content_type_of(declared: str, name: str) -> str:
+    """The declared media type when it says something, else a guess from the file name."""
+    media = declared.split(";", 1)[0].strip().lower()
+    if _MEDIA_TYPE.match(media) and media not in _UNINFORMATIVE:
+        return media
+    return mimetypes.guess_type(name, strict=False)[0] or "application/octet-stream"
+
+
+def check_declared_length(request: web.Request, limit: int) -> None:
+    """413 before reading when Content-Length already says the body is over the limit."""
+    length = request.content_length
+    overhead = MULTIPART_OVERHEAD if request.content_type == "multipart/form-data" else 0
+    if length is not None and length > limit + overhead:
+        raise PayloadTooLarge(f"Asset larger than the upload limit of {limit} bytes")
+
+
+async def _raw_chunks(request: web.Request) -> AsyncIterator[bytes]:
+    while chunk := await request.content.read(READ_SIZE):
+        yield chunk
+
+
+async def _part_chunks(part: BodyPartReader) -> AsyncIterator[bytes]:
+    while chunk := await part.read_chunk(READ_SIZE):
+        yield chunk
+
+
+async def open_upload(request: web.Request) -> Upload:
+    """The bytes to store: the raw body, or the first file part of a multipart form (fields
+    before it are skipped; nothing after it is read)."""
+    if request.content_type != "multipart/form-data":
+        return Upload(None, request.headers.get("Content-Type", ""), _raw_chunks(request))
+    try:
+        reader = await request.multipart()
+        while True:
+            part = await reader.next()
+            if part is None:
+                raise Unprocessable("The form has no file part", field="attachment")
+            if isinstance(part, MultipartReader):
+                raise Unprocessable("Nested multipart bodies are not supported", field="attachment")
+            if part.filename is not None:
+                declared = part.headers.get("Content-Type", "")
+                return Upload(part.filename, declared, _part_chunks(part))
+            await part.release()  # a plain form field: skip it
+    except (ValueError, AssertionError, RuntimeError):
+        # aiohttp's multipart reader raises these for a malformed form
+        raise InvalidInput("Malformed multipart body") from None
+
+
+async def receive(upload: Upload, storage: Storage, limit: int) -> BlobWriter:
+    """Stream the upload into a new blob writer (not committed). Raises PayloadTooLarge over
+    `limit`; on any failure, including cancellation, the temporary file is deleted."""
+    writer = await asyncio.to_thread(storage.writer)
+    try:
+        pending: list[bytes] = []
+        pending_size = 0
+        received = 0
+        async for chunk in upload.chunks:
+            received += len(chunk)
+            if received > limit:
+                raise PayloadTooLarge(f"Asset larger than the upload limit of {limit} bytes")
+            pending.append(chunk)
+            pending_size += len(chunk)
+            if pending_size >= WRITE_SIZE:
+                await asyncio.to_thread(writer.write, b"".join(pending))
+                pending, pending_size = [], 0
+        if pending:
+            await asyncio.to_thread(writer.write, b"".join(pending))
+    except BaseException:
+        writer.abort()  # synchronous: it must run even when the task is being cancelled
+        raise
+    return writer

@@ -1,0 +1,84 @@
+"""Helpers of the publishing tests: a world with every kind of caller, and outbox/storage probes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+TOKENS = {
+    "owner": "owner-token",
+    "writer": "writer-token",
+    "reader": "reader-token",
+    "repoadmin": "repoadmin-token",
+    "siteadmin": "siteadmin-token",
+    "stranger": "stranger-token",
+    "orgwriter": "orgwriter-token",
+}
+API = "/api/v2/repos/{}/releases"
+
+
+def publish_world() -> dict[str, Any]:
+    """`owner/pub` (public), `owner/priv` (private), `owner/old` (archived), `acme/app` (an
+    organization's); collaborators with read, write and admin on each of owner's repositories."""
+    users = [
+        {"name": name, "tokens": [token], "admin": name == "siteadmin"}
+        for name, token in TOKENS.items()
+    ]
+    collaborators = [
+        {"user": "reader", "permission": "read"},
+        {"user": "writer", "permission": "write"},
+        {"user": "repoadmin", "permission": "admin"},
+    ]
+    repos: list[dict[str, Any]] = [
+        {
+            "owner": "owner",
+            "name": name,
+            "private": name == "priv",
+            "archived": name == "old",
+            "collaborators": collaborators,
+            "releases": [
+                {
+                    "tag": "v1.0.0",
+                    "title": "One",
+                    "note": "First",
+                    "created_at": "2026-01-01T00:00:00Z",
+                    "assets": [{"name": "App-1.0.0-x64.zip", "content": "one"}],
+                },
+                {"tag": "v0.1.0", "tag_only": True, "created_at": "2025-01-01T00:00:00Z"},
+            ],
+        }
+        for name in ("pub", "priv", "old")
+    ]
+    repos.append({"owner": "acme", "name": "app", "collaborators": [], "releases": []})
+    orgs = [
+        {
+            "name": "acme",
+            "members": [{"user": "orgwriter"}],
+            "teams": [
+                {"name": "devs", "permission": "write", "members": ["orgwriter"], "repos": ["app"]}
+            ],
+        }
+    ]
+    return {"users": users, "orgs": orgs, "repos": repos}
+
+
+def auth(caller: str) -> dict[str, str]:
+    return {} if caller == "anonymous" else {"Authorization": f"token {TOKENS[caller]}"}
+
+
+def api(repo: str) -> str:
+    return API.format(repo)
+
+
+async def outbox(db: Any) -> list[dict[str, Any]]:
+    """Every event written so far, oldest first."""
+    rows = await db.fetch(
+        "SELECT type, source, repo_id, org_id, actor_id, payload FROM core.outbox "
+        "ORDER BY occurred_at, ctid"
+    )
+    return [dict(row) for row in rows]
+
+
+def stored_files(storage: Path) -> list[Path]:
+    """Files in storage, including unfinished uploads."""
+    return sorted(p for p in storage.rglob("*") if p.is_file()) if storage.exists() else []
