@@ -98,6 +98,21 @@ async def test_privacy_member_reading_private_repo_through_team(api, ids, db):
     )
     pins = (await api.get("/orgs/priv/pinned", as_="member")).json
     assert [p["repo"]["name"] for p in pins] == ["open", "secret", "loose"]
+    stats = (await api.get("/orgs/priv/overview", as_="member")).json["stats"]
+    assert stats["repo_count"] == 4  # 3 public + secret through the team; not vault
+
+
+async def test_privacy_repo_count_counts_unpinned_private_repos_the_viewer_can_read(api, ids, db):
+    await db.execute(
+        "INSERT INTO core.collaborators (repo_id, user_id, permission) VALUES ($1, $2, 'write')",
+        ids.repos[("lim", "vault")],
+        ids.accounts["stan"],
+    )
+    stats = (await api.get("/orgs/lim/overview", as_="stranger")).json["stats"]
+    assert stats["repo_count"] == 4 and stats["public_repo_count"] == 3
+    # a grant on another organization's repository counts nowhere else
+    other = (await api.get("/orgs/pub/overview", as_="stranger")).json["stats"]
+    assert other["repo_count"] == 3
 
 
 async def test_privacy_group_with_no_visible_pin_is_left_out_for_non_owners_only(api, ids):

@@ -92,4 +92,10 @@ class Stats:
     team_count: int
     repo_count: int
     public_repo_count: int
-    private_repo_ids: list[int]
+    granted_private_repo_ids: list[
+        int
+    ]  # private repos with the viewer's own collaborator/team grant
+
+    @property
+    def private_repo_count(self) -> int:
+        return self.repo_count - self.public_repo_count

@@ -46,10 +46,10 @@ def organization(base: str, org: Org) -> JSON:
     }
 
 
-def repository(base: str, org: Org, repo: PinnedRepo) -> JSON:
+def repository(base: str, org: Org, repo: PinnedRepo, owner: JSON | None = None) -> JSON:
     return {
         "id": repo.id,
-        "owner": user(base, org.id, org.name, org.full_name),
+        "owner": owner or user(base, org.id, org.name, org.full_name),
         "name": repo.name,
         "full_name": f"{org.name}/{repo.name}",
         "description": repo.description,
@@ -66,17 +66,23 @@ def group(g: Group) -> JSON:
     return {"id": g.id, "name": g.name, "display_order": g.display_order, "collapsed": g.collapsed}
 
 
-def pin(base: str, org: Org, p: Pin) -> JSON:
+def pin(base: str, org: Org, p: Pin, owner: JSON | None = None) -> JSON:
     body: JSON = {
         "id": p.id,
         "repo_id": p.repo_id,
         "group_id": p.group_id or 0,  # 0 means no group (SPEC)
         "display_order": p.display_order,
-        "repo": repository(base, org, p.repo),
+        "repo": repository(base, org, p.repo, owner),
     }
     if p.group is not None:
         body["group"] = group(p.group)
     return body
+
+
+def pins(base: str, org: Org, items: list[Pin]) -> list[JSON]:
+    """Pins sharing one owner object (the same for every pin; built once, not per pin)."""
+    owner = user(base, org.id, org.name, org.full_name)
+    return [pin(base, org, p, owner) for p in items]
 
 
 def public_member(base: str, m: Member) -> JSON:

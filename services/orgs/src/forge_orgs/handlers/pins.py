@@ -22,7 +22,7 @@ async def list_pins(request: web.Request) -> web.Response:
         pins = await pins_db.list_pins(conn, view.org.id)
         visible = await filter_for_viewer(conn, view, pins, [])
     base = base_url(request)
-    return cached_json(request, viewer, [wire.pin(base, view.org, p) for p in visible.pins])
+    return cached_json(request, viewer, wire.pins(base, view.org, visible.pins))
 
 
 async def add_pin(request: web.Request) -> web.Response:

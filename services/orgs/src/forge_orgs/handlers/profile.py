@@ -23,19 +23,17 @@ async def overview(request: web.Request) -> web.Response:
         pins = await pins_db.list_pins(conn, view.org.id)
         groups = await groups_db.list_groups(conn, view.org.id)
         members = await members_db.public_members(conn, view.org.id, OVERVIEW_MEMBERS)
-        counts = await orgs_db.stats(conn, view.org.id)
-        visible = await filter_for_viewer(conn, view, pins, groups, counts.private_repo_ids)
+        counts = await orgs_db.stats(conn, view.org.id, viewer.id if viewer else None)
+        visible = await filter_for_viewer(conn, view, pins, groups, counts)
     base = base_url(request)
     body = {
         "organization": wire.organization(base, view.org),
-        "pinned_repos": [wire.pin(base, view.org, p) for p in visible.pins],
+        "pinned_repos": wire.pins(base, view.org, visible.pins),
         "pinned_groups": [wire.group(g) for g in visible.groups],
         "public_members": [wire.public_member(base, m) for m in members],
         "total_members": counts.public_member_count,
         "stats": wire.stats(
-            counts,
-            counts.public_repo_count + visible.readable_private_repos,
-            sees_everything=view.sees_everything,
+            counts, visible.readable_repo_count, sees_everything=view.sees_everything
         ),
     }
     return cached_json(request, viewer, body)
