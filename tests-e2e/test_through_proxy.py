@@ -182,6 +182,31 @@ def test_plugin_route_goes_through_the_gateway_to_the_plugin(stack: Stack) -> No
     assert reply.json()["status"] == "ok"
 
 
+def _sockets_on_port(port: int) -> dict[str, int]:
+    """Counts of IPv4 TCP sockets with `port` at either end, by state (/proc/net/tcp)."""
+    states = {"01": "established", "06": "time_wait"}
+    counts = dict.fromkeys(states.values(), 0)
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        ends = {int(fields[1].split(":")[1], 16), int(fields[2].split(":")[1], 16)}
+        if port in ends and fields[3] in states:
+            counts[states[fields[3]]] += 1
+    return counts
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="needs Linux /proc/net/tcp")
+def test_upstream_connections_are_kept_alive(stack: Stack) -> None:
+    """keepalive 64 + HTTP/1.1 + Connection "": 30 requests reuse nginx's upstream connections
+    instead of opening and closing 30 (each close would leave a TIME_WAIT socket)."""
+    port = stack.ports["releases"]
+    before = _sockets_on_port(port)
+    for _ in range(30):
+        assert stack.get("/api/v2/repos/acme/app/releases").status == 200
+    after = _sockets_on_port(port)
+    assert after["time_wait"] - before["time_wait"] < 10, (before, after)
+    assert after["established"] >= 2  # both ends of at least one idle kept-alive connection
+
+
 # --- what the proxy itself answers -----------------------------------------------------------
 
 
