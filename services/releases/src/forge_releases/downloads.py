@@ -130,7 +130,9 @@ async def _serve(
         )
     path = request.app[STORAGE].path_of(asset.sha256)
     try:
-        file = await asyncio.to_thread(path.open, "rb")
+        # opened and closed on the loop: quick, and no file is left open if the request is
+        # cancelled mid-way (reads, which can be slow, go to a thread)
+        file = path.open("rb")
     except OSError:
         log.error("asset %s (%s) is missing from storage at %s", asset.id, asset.name, path)
         raise AssetNotFound() from None
@@ -150,7 +152,7 @@ async def _serve(
                 request.app[DOWNLOAD_COUNTER].add(asset.id)
         await response.write_eof()
     finally:
-        await asyncio.to_thread(file.close)
+        file.close()
     return response
 
 

@@ -47,9 +47,10 @@ def parse_range(header: str, size: int) -> ByteRange:
             raise Unsatisfiable()
         return ByteRange(max(0, size - suffix), size, partial=True)
     start = _number(first)
-    end = _number(last) if last.strip() else size - 1
-    if start is None or end is None or end < start:
+    end = _number(last) if last.strip() else None
+    if start is None or (last.strip() and (end is None or end < start)):
         return whole
     if start >= size:
         raise Unsatisfiable()
-    return ByteRange(start, min(end, size - 1) + 1, partial=True)
+    stop = size if end is None else min(end + 1, size)
+    return ByteRange(start, stop, partial=True)
