@@ -1,0 +1,101 @@
+"""The deployment files do what they claim, checked without a container engine: compose's
+one-shot `migrate` command, the files the gateway and nginx are given, the Kubernetes rendering."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+import yaml
+from forge_common.testing.plugin import run_sync
+from forge_gateway.config import load_plugins_file
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parent.parent
+COMPOSE = yaml.safe_load((ROOT / "compose.yaml").read_text())
+TEMPLATE = (ROOT / "deploy/nginx/forge.conf.template").read_text()
+
+
+def _services() -> dict[str, Any]:
+    services: dict[str, Any] = COMPOSE["services"]
+    return services
+
+
+async def _account_names(database_url: str) -> list[str]:
+    conn = await asyncpg.connect(database_url)
+    try:
+        return [r["name"] for r in await conn.fetch("SELECT name FROM core.accounts")]
+    finally:
+        await conn.close()
+
+
+def test_compose_migrate_loads_the_demo_world_once(database_url: str, tmp_path: Path) -> None:
+    """The `migrate` service's shell line, run twice: migrate + load, then migrate + skip."""
+    command = _services()["migrate"]["command"][0]
+    assert "/app/demo/world.json" in command  # where deploy/Dockerfile puts demo/
+    command = command.replace("/app/demo/world.json", str(ROOT / "demo/world.json"))
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "STORAGE_PATH": str(tmp_path / "storage"),
+        # `forge` and `python` of the image are the venv's here.
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "LOG_LEVEL": "WARNING",
+    }
+    first = subprocess.run(["sh", "-c", command], env=env, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    assert "loaded" in first.stdout
+    loaded = run_sync(_account_names(database_url))
+    assert loaded
+    second = subprocess.run(["sh", "-c", command], env=env, capture_output=True, text=True)
+    assert second.returncode == 0, second.stderr
+    assert "not loaded again" in second.stdout
+    assert sorted(run_sync(_account_names(database_url))) == sorted(loaded)
+
+
+def test_compose_nginx_fills_every_template_placeholder() -> None:
+    placeholders = set(re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}", TEMPLATE))
+    nginx = _services()["nginx"]
+    assert placeholders <= set(nginx["environment"])
+    assert "/etc/nginx/templates/default.conf.template" in " ".join(nginx["volumes"])
+    # Every upstream names a compose service on the port it serves on.
+    for key, service in (
+        ("RELEASES_UPSTREAM", "releases"),
+        ("ORGS_UPSTREAM", "orgs"),
+        ("GATEWAY_UPSTREAM", "gateway"),
+    ):
+        assert nginx["environment"][key] == f"{service}:8080"
+        assert _services()[service]["command"][-1] == "8080"
+
+
+def test_compose_services_wait_for_migrate_and_check_readyz() -> None:
+    for name in ("releases", "orgs", "gateway"):
+        service = _services()[name]
+        assert service["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+        assert "/readyz" in " ".join(service["healthcheck"]["test"])
+        assert service["command"][:3] == ["serve", "--service", name]
+
+
+def test_plugins_files_are_valid_gateway_configuration() -> None:
+    """deploy/plugins.json (compose) names event-recorder at its compose address."""
+    plugins = load_plugins_file(ROOT / "deploy/plugins.json")
+    assert [(p.name, p.address) for p in plugins] == [("event-recorder", "event-recorder:50051")]
+    assert "event-recorder" in _services()
+    assert load_plugins_file(ROOT / "deploy/k8s/plugins.json") == []
+
+
+def test_kubernetes_nginx_config_is_the_current_rendering() -> None:
+    rendered = subprocess.run(
+        [sys.executable, str(ROOT / "deploy/nginx/render.py"), "--k8s"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert rendered == (ROOT / "deploy/k8s/nginx/forge.conf").read_text(), "make deploy-render"
