@@ -18,8 +18,9 @@ API = "/api/v2/repos/{}/releases"
 
 
 def publish_world() -> dict[str, Any]:
-    """`owner/pub` (public), `owner/priv` (private), `owner/old` (archived), `acme/app` (an
-    organization's); collaborators with read, write and admin on each of owner's repositories."""
+    """`owner/pub` (public), `owner/priv` (private), `owner/relpub` (private with public
+    releases), `owner/old` (archived), `acme/app` (an organization's); collaborators with read,
+    write and admin on each of owner's repositories."""
     users = [
         {"name": name, "tokens": [token], "admin": name == "siteadmin"}
         for name, token in TOKENS.items()
@@ -33,7 +34,8 @@ def publish_world() -> dict[str, Any]:
         {
             "owner": "owner",
             "name": name,
-            "private": name == "priv",
+            "private": name in ("priv", "relpub"),
+            "public_releases": name == "relpub",
             "archived": name == "old",
             "collaborators": collaborators,
             "releases": [
@@ -47,7 +49,7 @@ def publish_world() -> dict[str, Any]:
                 {"tag": "v0.1.0", "tag_only": True, "created_at": "2025-01-01T00:00:00Z"},
             ],
         }
-        for name in ("pub", "priv", "old")
+        for name in ("pub", "priv", "relpub", "old")
     ]
     repos.append({"owner": "acme", "name": "app", "collaborators": [], "releases": []})
     orgs = [

@@ -287,7 +287,7 @@ async def test_delete_release_204_takes_assets_and_files(
     assert event["payload"]["tag"] == "v1.0.0" and event["payload"]["release_id"] == rid
     # deleting the last reference deletes the file
     await db.execute("UPDATE core.repositories SET archived = false")
-    for repo in ("owner/priv", "owner/old"):
+    for repo in ("owner/priv", "owner/relpub", "owner/old"):
         other = await release_id(client, "v1.0.0", repo)
         assert (await client.delete(f"{api(repo)}/{other}", headers=auth("owner"))).status == 204
     assert stored_files(settings.storage_path) == []
