@@ -33,11 +33,19 @@ def visible(view: OrgView) -> bool:
     return owner_visible(facts, view.viewer)
 
 
-async def org_for_read(conn: Conn, name: str, viewer: Viewer | None) -> OrgView:
-    view = await org_view(conn, name, viewer) if ACCOUNT_NAME.fullmatch(name) else None
+def valid_name(name: str) -> bool:
+    """Whether `name` could name an account at all (else 404 without a query)."""
+    return ACCOUNT_NAME.fullmatch(name) is not None
+
+
+def require_visible(view: OrgView | None) -> OrgView:
     if view is None or not visible(view):
         raise org_not_found()
     return view
+
+
+async def org_for_read(conn: Conn, name: str, viewer: Viewer | None) -> OrgView:
+    return require_visible(await org_view(conn, name, viewer) if valid_name(name) else None)
 
 
 def require_signed_in(viewer: Viewer | None) -> Viewer:

@@ -21,7 +21,8 @@ SELECT p.id, p.repo_id, p.group_id, p.display_order,
 """
 
 
-def _pin(row: Any) -> Pin:
+def pin_from_row(row: Any) -> Pin:
+    """A pin from a row (or a JSON object) of the columns of `_PIN_SELECT`."""
     group = None
     if row["group_id"] is not None:
         group = Group(row["group_id"], row["g_name"], row["g_display_order"], row["g_collapsed"])
@@ -42,12 +43,12 @@ async def list_pins(conn: Conn, org_id: int) -> list[Pin]:
     rows = await conn.fetch(
         _PIN_SELECT + " WHERE p.org_id = $1 ORDER BY p.display_order, p.id", org_id
     )
-    return [_pin(row) for row in rows]
+    return [pin_from_row(row) for row in rows]
 
 
 async def pin_by_id(conn: Conn, pin_id: int) -> Pin | None:
     row = await conn.fetchrow(_PIN_SELECT + " WHERE p.id = $1", pin_id)
-    return _pin(row) if row else None
+    return pin_from_row(row) if row else None
 
 
 async def insert_pin(

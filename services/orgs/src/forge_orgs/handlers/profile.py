@@ -5,10 +5,17 @@ from __future__ import annotations
 from aiohttp import web
 from forge_common.auth import viewer_of
 
-from .. import groups_db, members_db, membership, orgs_db, pins_db, wire
+from .. import members_db, membership, overview_db, wire
 from ..caching import cached_json
-from ..context import org_for_read, require_signed_in
+from ..context import (
+    org_for_read,
+    org_not_found,
+    require_signed_in,
+    require_visible,
+    valid_name,
+)
 from ..dbconn import connection
+from ..models import OrgView
 from ..visibility import filter_for_viewer
 from .common import base_url, no_content
 
@@ -16,24 +23,28 @@ OVERVIEW_MEMBERS = 12  # SPEC, Limits
 
 
 async def overview(request: web.Request) -> web.Response:
-    """Everything in a fixed number of queries, whatever the organization's size."""
+    """One query for everything, plus at most one bulk access decision, whatever the size."""
     viewer = viewer_of(request)
+    name = request.match_info["org"]
     async with connection(request) as conn:
-        view = await org_for_read(conn, request.match_info["org"], viewer)
-        pins = await pins_db.list_pins(conn, view.org.id)
-        groups = await groups_db.list_groups(conn, view.org.id)
-        members = await members_db.public_members(conn, view.org.id, OVERVIEW_MEMBERS)
-        counts = await orgs_db.stats(conn, view.org.id, viewer.id if viewer else None)
-        visible = await filter_for_viewer(conn, view, pins, groups, counts)
+        data = None
+        if valid_name(name):
+            data = await overview_db.overview(
+                conn, name, viewer.id if viewer else None, OVERVIEW_MEMBERS
+            )
+        if data is None:
+            raise org_not_found()
+        view = require_visible(OrgView(data.org, viewer, data.role))
+        visible = await filter_for_viewer(conn, view, data.pins, data.groups, data.stats)
     base = base_url(request)
     body = {
         "organization": wire.organization(base, view.org),
         "pinned_repos": wire.pins(base, view.org, visible.pins),
         "pinned_groups": [wire.group(g) for g in visible.groups],
-        "public_members": [wire.public_member(base, m) for m in members],
-        "total_members": counts.public_member_count,
+        "public_members": [wire.public_member(base, m) for m in data.members],
+        "total_members": data.stats.public_member_count,
         "stats": wire.stats(
-            counts, visible.readable_repo_count, sees_everything=view.sees_everything
+            data.stats, visible.readable_repo_count, sees_everything=view.sees_everything
         ),
     }
     return cached_json(request, viewer, body)
