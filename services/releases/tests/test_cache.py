@@ -1,0 +1,263 @@
+"""The in-memory hot path of the update check: a cached check runs no query, and a change made
+behind the cache (plain SQL, another replica) is seen by the next check, through LISTEN/NOTIFY.
+When the LISTEN connection fails, answers stay correct (uncached) and it reconnects."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from forge_common.keys import DB_POOL
+from forge_releases.cache import ReleaseCache
+from forge_releases.keys import CHANGE_LISTENER, RELEASE_CACHE
+from forge_releases.listener import ListenerTuning
+
+from .support import FAST, auth, one_repo, rel, until
+
+CHECK = "/api/v2/repos/owner/app/releases/update?version=1.0.0&platform=darwin&arch=arm64"
+
+
+async def offered(client: Any, path: str = CHECK, caller: str = "anonymous") -> str | None:
+    resp = await client.get(path, headers=auth(caller))
+    assert resp.status in (200, 204)
+    return (await resp.json())["name"] if resp.status == 200 else None
+
+
+async def add_release(db: Any, tag: str, asset: str = "App-arm64.zip", repo: str = "app") -> None:
+    """A release written straight into the database, as another replica (or psql) would."""
+    async with db.transaction():
+        release_id = await db.fetchval(
+            """INSERT INTO releases.releases (repo_id, tag, created_at)
+               SELECT r.id, $1, now() FROM core.repositories r WHERE r.name = $2
+               RETURNING id""",
+            tag,
+            repo,
+        )
+        await db.execute(
+            """INSERT INTO releases.assets (release_id, name, size, sha1, sha256, sha512)
+               VALUES ($1, $2, 1, '', repeat('0', 64), '')""",
+            release_id,
+            asset,
+        )
+
+
+@contextlib.asynccontextmanager
+async def pool_exhausted(client: Any) -> AsyncIterator[None]:
+    """Every pooled connection taken: a request that needs a query would hang."""
+    pool = client.app[DB_POOL]
+    taken = [await pool.acquire() for _ in range(pool.get_max_size())]
+    try:
+        yield
+    finally:
+        for conn in taken:
+            await pool.release(conn)
+
+
+async def test_cached_update_check_runs_no_query(make_client: Any, load: Any) -> None:
+    await load(one_repo([rel("v1.0.0", 1, "App-arm64.zip"), rel("v1.1.0", 2, "App-arm64.zip")]))
+    client = await make_client(wait_cache=True)
+    assert await offered(client) == "v1.1.0"  # fills the cache
+    async with pool_exhausted(client), asyncio.timeout(3):
+        assert await offered(client) == "v1.1.0"
+        # another version of the same repository: computed from cached candidates, no query
+        assert await offered(client, CHECK.replace("1.0.0", "1.1.0")) is None
+        # the latest-release download address resolves from the same cache
+        resp = await client.head("/owner/app/releases/latest/download/App-arm64.zip")
+        assert resp.status == 200
+
+
+async def test_release_added_behind_the_cache_is_seen(make_client: Any, load: Any, db: Any) -> None:
+    await load(one_repo([rel("v1.1.0", 1, "App-arm64.zip")]))
+    client = await make_client(wait_cache=True)
+    assert await offered(client) == "v1.1.0"
+    await add_release(db, "v1.2.0")
+    await until(lambda: offered_is(client, "v1.2.0"))
+
+
+async def offered_is(client: Any, tag: str | None, path: str = CHECK) -> bool:
+    return await offered(client, path) == tag
+
+
+async def test_release_changes_behind_the_cache_are_seen(
+    make_client: Any, load: Any, db: Any
+) -> None:
+    """Deleting, re-flagging and renaming assets all reach the cache."""
+    await load(one_repo([rel("v1.1.0", 1, "App-arm64.zip"), rel("v1.2.0", 2, "App-arm64.zip")]))
+    client = await make_client(wait_cache=True)
+    assert await offered(client) == "v1.2.0"
+    await db.execute("UPDATE releases.releases SET draft = true WHERE tag = 'v1.2.0'")
+    await until(lambda: offered_is(client, "v1.1.0"))
+    await db.execute("UPDATE releases.assets SET name = 'other.txt'")
+    await until(lambda: offered_is(client, None))
+    await db.execute("UPDATE releases.assets SET name = 'App-arm64.zip'")
+    await db.execute("UPDATE releases.releases SET draft = false")
+    await until(lambda: offered_is(client, "v1.2.0"))
+    await db.execute("DELETE FROM releases.releases WHERE tag = 'v1.2.0'")
+    await until(lambda: offered_is(client, "v1.1.0"))
+
+
+async def test_download_counts_do_not_invalidate(make_client: Any, load: Any, db: Any) -> None:
+    await load(one_repo([rel("v1.1.0", 1, "App-arm64.zip")]))
+    client = await make_client(wait_cache=True)
+    await offered(client)
+    cache = client.app[RELEASE_CACHE]
+    token = cache.token()
+    await db.execute("UPDATE releases.assets SET download_count = download_count + 5")
+    await db.execute("SELECT pg_notify('forge_releases', 'probe')")  # unknown payload: clears
+    await until(lambda: _changed(cache, token))
+    token = cache.token()
+    await offered(client)
+    await db.execute("UPDATE releases.assets SET download_count = download_count + 5")
+    await asyncio.sleep(0.2)
+    assert cache.token() == token  # no notification for a count
+
+
+async def _changed(cache: ReleaseCache, token: int) -> bool:
+    return cache.token() != token
+
+
+async def test_repository_made_private_behind_the_cache(
+    make_client: Any, load: Any, db: Any
+) -> None:
+    await load(one_repo([rel("v1.1.0", 1, "App-arm64.zip")]))
+    client = await make_client(wait_cache=True)
+    assert await offered(client) == "v1.1.0"
+    await db.execute("UPDATE core.repositories SET private = true")
+
+    async def refused() -> bool:
+        return (await client.get(CHECK)).status == 401
+
+    await until(refused)
+    assert await offered(client, caller="owner") == "v1.1.0"
+
+
+async def test_repository_renamed_behind_the_cache(make_client: Any, load: Any, db: Any) -> None:
+    await load(one_repo([rel("v1.1.0", 1, "App-arm64.zip")]))
+    client = await make_client(wait_cache=True)
+    assert await offered(client) == "v1.1.0"
+    await db.execute("UPDATE core.repositories SET name = 'renamed'")
+
+    async def moved() -> bool:
+        return (await client.get(CHECK)).status == 404
+
+    await until(moved)
+    resp = await client.get(CHECK.replace("/app/", "/renamed/"))
+    assert (await resp.json())["url"].startswith("http://forge.test/owner/renamed/")
+
+
+async def test_two_replicas_on_one_database_both_see_a_change(
+    make_client: Any, load: Any, db: Any
+) -> None:
+    await load(one_repo([rel("v1.1.0", 1, "App-arm64.zip")]))
+    first = await make_client(wait_cache=True)
+    second = await make_client(wait_cache=True)
+    assert await offered(first) == "v1.1.0"
+    assert await offered(second) == "v1.1.0"
+    await add_release(db, "v1.3.0")
+    await until(lambda: offered_is(first, "v1.3.0"))
+    await until(lambda: offered_is(second, "v1.3.0"))
+
+
+async def test_lost_listen_connection_degrades_to_uncached_then_reconnects(
+    make_client: Any, load: Any, db: Any
+) -> None:
+    await load(one_repo([rel("v1.1.0", 1, "App-arm64.zip")]))
+    slow_retry = ListenerTuning(ping_interval=0.2, ping_timeout=1.0, first_backoff=1.5)
+    client = await make_client(wait_cache=True, tuning=slow_retry)
+    listener = client.app[CHANGE_LISTENER]
+    cache = client.app[RELEASE_CACHE]
+    assert await offered(client) == "v1.1.0"
+    assert listener._conn is not None
+    pid = listener._conn.get_server_pid()
+    await db.execute("SELECT pg_terminate_backend($1)", pid)
+    await until(lambda: _is(not listener.connected.is_set()))
+    assert not cache.enabled
+    # while nobody listens, a change is still seen at once: nothing is served from the cache
+    await add_release(db, "v1.2.0")
+    assert await offered(client) == "v1.2.0"
+    # it comes back, with an empty cache, and notifications work again
+    await asyncio.wait_for(listener.connected.wait(), 10)
+    assert cache.enabled
+    assert await offered(client) == "v1.2.0"
+    await add_release(db, "v1.4.0")
+    await until(lambda: offered_is(client, "v1.4.0"))
+
+
+async def _is(value: bool) -> bool:
+    return value
+
+
+async def test_listener_that_cannot_connect_keeps_answers_correct(
+    make_client: Any, load: Any, db: Any, settings: Any
+) -> None:
+    """A wrong listener address (say, a proxy that drops LISTEN): uncached but correct."""
+    await load(one_repo([rel("v1.1.0", 1, "App-arm64.zip")]))
+    client = await make_client(tuning=FAST, wait_cache=True)
+    listener = client.app[CHANGE_LISTENER]
+    listener.dsn = settings.database_url.replace("forge_test", "no_such_db")
+    await db.execute(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        "WHERE pid <> pg_backend_pid() AND datname = current_database()"
+    )
+    await until(lambda: _is(not listener.connected.is_set()))
+    await asyncio.sleep(0.3)  # a few failed attempts
+    assert not client.app[RELEASE_CACHE].enabled
+    assert await offered(client) == "v1.1.0"
+    await add_release(db, "v1.2.0")
+    assert await offered(client) == "v1.2.0"
+
+
+def test_cache_ignores_a_load_that_raced_with_an_invalidation() -> None:
+    from forge_releases.cache import RepoReleases
+
+    cache = ReleaseCache()
+    cache.reset(enabled=True)
+    token = cache.token()
+    cache.invalidate_repo(7)  # a change lands while the load's query runs
+    cache.put_repo(7, RepoReleases((), ()), token)
+    assert cache.get_repo(7) is None
+    token = cache.token()
+    cache.put_repo(7, RepoReleases((), ()), token)
+    assert cache.get_repo(7) is not None
+    cache.reset(enabled=False)
+    cache.put_repo(7, RepoReleases((), ()), cache.token())
+    assert cache.get_repo(7) is None
+
+
+async def test_signed_in_access_is_checked_on_every_request(
+    make_client: Any, load: Any, db: Any
+) -> None:
+    """The cache holds no per-viewer access: a removed collaborator is refused at once."""
+    await load(
+        one_repo(
+            [rel("v1.1.0", 1, "App-arm64.zip")],
+            private=True,
+            collaborators=[{"user": "stranger", "permission": "read"}],
+        )
+    )
+    client = await make_client(wait_cache=True)
+    assert await offered(client, caller="stranger") == "v1.1.0"
+    await db.execute("DELETE FROM core.collaborators")
+    resp = await client.get(CHECK, headers=auth("stranger"))
+    assert resp.status == 404
+    assert resp.headers.get("Cache-Control") is None or "public" not in resp.headers.get(
+        "Cache-Control", ""
+    )
+
+
+async def test_private_repository_with_public_releases_is_cached_too(
+    make_client: Any, load: Any
+) -> None:
+    await load(one_repo([rel("v1.1.0", 1, "App-arm64.zip")], private=True, public_releases=True))
+    client = await make_client(wait_cache=True)
+    assert await offered(client) == "v1.1.0"
+    missing = CHECK.replace("/app/", "/nothing/")
+    assert (await client.get(missing)).status == 404
+    async with pool_exhausted(client), asyncio.timeout(3):
+        resp = await client.get(CHECK)
+        assert resp.status == 200
+        assert resp.headers["Cache-Control"].startswith("public")
+        # a repository known not to exist is refused without a query as well
+        assert (await client.get(missing)).status == 404
