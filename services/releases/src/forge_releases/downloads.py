@@ -30,6 +30,7 @@ from .handlers import DRAFT_READERS
 from .httpcache import cache_headers, none_match
 from .keys import DOWNLOAD_COUNTER, STORAGE
 from .models import Asset, Release
+from .params import storable_tag
 from .ranges import ByteRange, Unsatisfiable, parse_range
 from .resolve import resolve
 
@@ -59,9 +60,10 @@ async def download(request: web.Request) -> web.StreamResponse:
     if _bad_name(name):
         raise AssetNotFound()
     resolved = await resolve(request)
-    release = await db.release_by_download_tag(
-        request.app[DB_POOL], resolved.ref.repo_id, request.match_info["tag"]
-    )
+    tag = request.match_info["tag"]
+    release = None
+    if storable_tag(tag):
+        release = await db.release_by_download_tag(request.app[DB_POOL], resolved.ref.repo_id, tag)
     if release is None or (release.draft and resolved.access < DRAFT_READERS):
         raise ReleaseNotFound()
     return await _serve(request, release, name, resolved.public and not release.draft)

@@ -18,7 +18,7 @@ from .errors import NoReleasesFound, ReleaseNotFound
 from .httpcache import cache_headers, etag_of, none_match, not_modified
 from .keys import DOWNLOAD_COUNTER, RELEASE_CACHE
 from .models import Release, Resolved
-from .params import Page, flag, page_of, release_id_of
+from .params import Page, flag, page_of, release_id_of, storable_tag
 from .resolve import resolve
 from .update import STABLE, BadVersion, UpdateQuery, prepare_answer
 from .urls import api_releases_url
@@ -99,6 +99,8 @@ async def get_release(request: web.Request) -> web.Response:
     """GET .../releases/{tag}: a positive int64 is an id, anything else a tag (get rules 1-2)."""
     resolved = await resolve(request)
     value = request.match_info["tag"]
+    if not storable_tag(value):
+        raise ReleaseNotFound()
     release_id = release_id_of(value)
     pool = request.app[DB_POOL]
     if release_id is not None:

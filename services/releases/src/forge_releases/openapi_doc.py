@@ -89,6 +89,145 @@ def _query(name: str, schema: dict[str, Any], description: str) -> dict[str, Any
     }
 
 
+_WRITE_ERRORS = {
+    "400": _error("ValInvalidInput: malformed JSON or multipart body"),
+    "401": _error("AuthTokenMissing or AuthTokenInvalid"),
+    "403": _error("PermissionDenied: no write access, or the repository is archived"),
+    "404": _error("RepoNotFound, ReleaseNotFound or AssetNotFound"),
+    "409": _error("Conflict: the tag or asset name is taken"),
+    "413": _error("PayloadTooLarge"),
+    "422": _error("ValidationFailed: a field is missing or invalid (named in the message)"),
+}
+_RELEASE_OPTION = {
+    "type": "object",
+    "properties": {
+        "tag_name": {"type": "string"},
+        "target_commitish": {"type": "string"},
+        "name": {"type": "string"},
+        "body": {"type": "string"},
+        "draft": {"type": "boolean"},
+        "prerelease": {"type": "boolean"},
+    },
+}
+_RELEASE_ID = {
+    "name": "release_id",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "integer", "minimum": 1},
+}
+
+
+def _write_paths(base: str) -> dict[str, Any]:
+    """The publishing (write) side; its handlers live in publish_handlers.py."""
+    body = {"required": True, "content": {"application/json": {"schema": _RELEASE_OPTION}}}
+    created = _json(
+        "The release", _RELEASE_REF, headers={"Location": {"schema": {"type": "string"}}}
+    )
+    return {
+        base: {
+            "post": {
+                **_op(
+                    "createRelease",
+                    "Create a release (write access)",
+                    [],
+                    {"201": created, **_WRITE_ERRORS},
+                ),
+                "requestBody": {
+                    **body,
+                    "content": {
+                        "application/json": {
+                            "schema": {**_RELEASE_OPTION, "required": ["tag_name"]}
+                        }
+                    },
+                },
+                "security": [{"token": []}],
+            }
+        },
+        f"{base}/{{release_id}}": {
+            "patch": {
+                **_op(
+                    "editRelease",
+                    "Change the given fields of a release",
+                    [_RELEASE_ID],
+                    {"200": _json("The release", _RELEASE_REF), **_WRITE_ERRORS},
+                ),
+                "requestBody": body,
+                "security": [{"token": []}],
+            },
+            "delete": {
+                **_op(
+                    "deleteRelease",
+                    "Delete a release and its assets",
+                    [_RELEASE_ID],
+                    {"204": {"description": "Deleted"}, **_WRITE_ERRORS},
+                ),
+                "security": [{"token": []}],
+            },
+        },
+        f"{base}/{{release_id}}/assets": {
+            "post": {
+                **_op(
+                    "uploadAsset",
+                    "Attach a file (raw body with ?name=, or multipart `attachment`)",
+                    [_RELEASE_ID, _query("name", {"type": "string"}, "file name")],
+                    {
+                        "201": _json("The attachment", {"$ref": "#/components/schemas/Attachment"}),
+                        **_WRITE_ERRORS,
+                    },
+                ),
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/octet-stream": {
+                            "schema": {
+                                "type": "string",
+                                "contentMediaType": "application/octet-stream",
+                            }
+                        },
+                        "multipart/form-data": {
+                            "schema": {
+                                "type": "object",
+                                "properties": {
+                                    "attachment": {
+                                        "type": "string",
+                                        "contentMediaType": "application/octet-stream",
+                                    }
+                                },
+                            }
+                        },
+                    },
+                },
+                "security": [{"token": []}],
+            }
+        },
+        f"{base}/{{release_id}}/assets/{{asset_id}}": {
+            "delete": {
+                **_op(
+                    "deleteAsset",
+                    "Delete an attached file",
+                    [
+                        _RELEASE_ID,
+                        {
+                            "name": "asset_id",
+                            "in": "path",
+                            "required": True,
+                            "schema": {"type": "integer", "minimum": 1},
+                        },
+                    ],
+                    {"204": {"description": "Deleted"}, **_WRITE_ERRORS},
+                ),
+                "security": [{"token": []}],
+            }
+        },
+    }
+
+
+def _merge(paths: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
+    for path, operations in more.items():
+        paths.setdefault(path, {}).update(operations)
+    return paths
+
+
 def build() -> dict[str, Any]:
     base = "/api/v2/repos/{owner}/{repo}/releases"
     return {
@@ -219,156 +358,172 @@ def build() -> dict[str, Any]:
             },
         },
         "security": [{}, {"token": []}],
-        "paths": {
-            "/api/v2/openapi.json": {
-                "get": {
-                    "operationId": "openapi",
-                    "summary": "This document",
-                    "tags": ["meta"],
-                    "responses": {
-                        "200": _json(
-                            "OpenAPI 3.1 document", {"type": "object", "required": ["openapi"]}
-                        )
-                    },
-                }
-            },
-            base: {
-                "get": _op(
-                    "listReleases",
-                    "List releases (newest first)",
-                    [
-                        _query(
-                            "page", {"type": "string"}, "page number; not a positive integer → 1"
-                        ),
-                        _query("limit", {"type": "string"}, "page size; not in 1-100 → 30"),
-                        _query(
-                            "prereleases", {"type": "string"}, "include prereleases (true/false)"
-                        ),
-                        _query(
-                            "drafts",
-                            {"type": "string"},
-                            "include drafts; honoured for repository administrators only",
-                        ),
-                    ],
-                    {
-                        "200": _json(
-                            "Releases",
-                            {"type": "array", "items": _RELEASE_REF},
-                            headers={
-                                "X-Total-Count": {"schema": {"type": "integer"}},
-                                "Link": {"schema": {"type": "string"}},
+        "paths": _merge(
+            {
+                "/api/v2/openapi.json": {
+                    "get": {
+                        "operationId": "openapi",
+                        "summary": "This document",
+                        "tags": ["meta"],
+                        "responses": {
+                            "200": _json(
+                                "OpenAPI 3.1 document", {"type": "object", "required": ["openapi"]}
+                            ),
+                            "304": _NOT_MODIFIED,
+                        },
+                    }
+                },
+                base: {
+                    "get": _op(
+                        "listReleases",
+                        "List releases (newest first)",
+                        [
+                            _query(
+                                "page",
+                                {"type": "string"},
+                                "page number; not a positive integer → 1",
+                            ),
+                            _query("limit", {"type": "string"}, "page size; not in 1-100 → 30"),
+                            _query(
+                                "prereleases",
+                                {"type": "string"},
+                                "include prereleases (true/false)",
+                            ),
+                            _query(
+                                "drafts",
+                                {"type": "string"},
+                                "include drafts; honoured for repository administrators only",
+                            ),
+                        ],
+                        {
+                            "200": _json(
+                                "Releases",
+                                {"type": "array", "items": _RELEASE_REF},
+                                headers={
+                                    "X-Total-Count": {"schema": {"type": "integer"}},
+                                    "Link": {"schema": {"type": "string"}},
+                                },
+                            ),
+                            "304": _NOT_MODIFIED,
+                            **_ACCESS_ERRORS,
+                        },
+                    )
+                },
+                f"{base}/update": {
+                    "get": _op(
+                        "checkUpdate",
+                        "Application update check",
+                        [
+                            _query(
+                                "version",
+                                {"type": "string"},
+                                "current version, SemVer, optional `v`",
+                            ),
+                            _query(
+                                "platform",
+                                {"type": "string"},
+                                "darwin, macos, windows, win32, linux",
+                            ),
+                            _query(
+                                "arch", {"type": "string"}, "arm64 or any other value (x64 list)"
+                            ),
+                            _query(
+                                "channel", {"type": "string"}, "stable (default) or any other value"
+                            ),
+                        ],
+                        {
+                            "200": _json(
+                                "A newer release with a matching asset",
+                                {"$ref": "#/components/schemas/AppUpdateResponse"},
+                            ),
+                            "204": {
+                                "description": "No newer release or no matching asset (empty body)"
                             },
-                        ),
-                        "304": _NOT_MODIFIED,
-                        **_ACCESS_ERRORS,
-                    },
-                )
-            },
-            f"{base}/update": {
-                "get": _op(
-                    "checkUpdate",
-                    "Application update check",
-                    [
-                        _query(
-                            "version", {"type": "string"}, "current version, SemVer, optional `v`"
-                        ),
-                        _query(
-                            "platform", {"type": "string"}, "darwin, macos, windows, win32, linux"
-                        ),
-                        _query("arch", {"type": "string"}, "arm64 or any other value (x64 list)"),
-                        _query(
-                            "channel", {"type": "string"}, "stable (default) or any other value"
-                        ),
-                    ],
-                    {
-                        "200": _json(
-                            "A newer release with a matching asset",
-                            {"$ref": "#/components/schemas/AppUpdateResponse"},
-                        ),
-                        "204": {
-                            "description": "No newer release or no matching asset (empty body)"
+                            "304": _NOT_MODIFIED,
+                            "400": _error("ValInvalidInput: Invalid version format: <version>"),
+                            **_ACCESS_ERRORS,
                         },
-                        "304": _NOT_MODIFIED,
-                        "400": _error("ValInvalidInput: Invalid version format: <version>"),
-                        **_ACCESS_ERRORS,
-                    },
-                )
-            },
-            f"{base}/latest": {
-                "get": _op(
-                    "latestRelease",
-                    "Latest release of a channel",
-                    [
-                        _query(
-                            "channel", {"type": "string"}, "stable (default) excludes prereleases"
-                        ),
-                    ],
-                    {
-                        "200": _json("The release", _RELEASE_REF),
-                        "304": _NOT_MODIFIED,
-                        **_ACCESS_ERRORS,
-                    },
-                )
-            },
-            f"{base}/{{tag}}": {
-                "get": _op(
-                    "getRelease",
-                    "A release by id or tag",
-                    [
+                    )
+                },
+                f"{base}/latest": {
+                    "get": _op(
+                        "latestRelease",
+                        "Latest release of a channel",
+                        [
+                            _query(
+                                "channel",
+                                {"type": "string"},
+                                "stable (default) excludes prereleases",
+                            ),
+                        ],
                         {
-                            "name": "tag",
-                            "in": "path",
-                            "required": True,
-                            "schema": {"type": "string"},
-                            "description": "a positive int64 is a release id, anything else a tag",
+                            "200": _json("The release", _RELEASE_REF),
+                            "304": _NOT_MODIFIED,
+                            **_ACCESS_ERRORS,
                         },
-                    ],
-                    {
-                        "200": _json("The release", _RELEASE_REF),
-                        "304": _NOT_MODIFIED,
-                        **_ACCESS_ERRORS,
-                    },
-                )
-            },
-            "/{owner}/{repo}/releases/download/{tag}/{name}": {
-                "get": _op(
-                    "downloadAsset",
-                    "Download an asset",
-                    [
+                    )
+                },
+                f"{base}/{{tag}}": {
+                    "get": _op(
+                        "getRelease",
+                        "A release by id or tag",
+                        [
+                            {
+                                "name": "tag",
+                                "in": "path",
+                                "required": True,
+                                "schema": {"type": "string"},
+                                "description": "a positive int64 is a release id, else a tag",
+                            },
+                        ],
                         {
-                            "name": "tag",
-                            "in": "path",
-                            "required": True,
-                            "schema": {"type": "string"},
+                            "200": _json("The release", _RELEASE_REF),
+                            "304": _NOT_MODIFIED,
+                            **_ACCESS_ERRORS,
                         },
-                        {
-                            "name": "name",
-                            "in": "path",
-                            "required": True,
-                            "schema": {"type": "string"},
-                        },
-                    ],
-                    _DOWNLOAD_RESPONSES,
-                    "downloads",
-                )
+                    )
+                },
+                "/{owner}/{repo}/releases/download/{tag}/{name}": {
+                    "get": _op(
+                        "downloadAsset",
+                        "Download an asset",
+                        [
+                            {
+                                "name": "tag",
+                                "in": "path",
+                                "required": True,
+                                "schema": {"type": "string"},
+                            },
+                            {
+                                "name": "name",
+                                "in": "path",
+                                "required": True,
+                                "schema": {"type": "string"},
+                            },
+                        ],
+                        _DOWNLOAD_RESPONSES,
+                        "downloads",
+                    )
+                },
+                "/{owner}/{repo}/releases/latest/download/{name}": {
+                    "get": _op(
+                        "downloadLatestAsset",
+                        "Download an asset of the latest stable release",
+                        [
+                            {
+                                "name": "name",
+                                "in": "path",
+                                "required": True,
+                                "schema": {"type": "string"},
+                            },
+                        ],
+                        _DOWNLOAD_RESPONSES,
+                        "downloads",
+                    )
+                },
             },
-            "/{owner}/{repo}/releases/latest/download/{name}": {
-                "get": _op(
-                    "downloadLatestAsset",
-                    "Download an asset of the latest stable release",
-                    [
-                        {
-                            "name": "name",
-                            "in": "path",
-                            "required": True,
-                            "schema": {"type": "string"},
-                        },
-                    ],
-                    _DOWNLOAD_RESPONSES,
-                    "downloads",
-                )
-            },
-        },
+            _write_paths(base),
+        ),
     }
 
 

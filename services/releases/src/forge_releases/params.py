@@ -60,3 +60,9 @@ def release_id_of(value: str) -> int | None:
         return None
     number = int(digits)
     return number if 0 < number < 2**63 else None
+
+
+def storable_tag(value: str) -> bool:
+    """Whether `value` could be a stored tag at all (PostgreSQL text holds no NUL; tags are at
+    most 255 characters): anything else is simply not found, without a query."""
+    return 0 < len(value) <= 255 and "\x00" not in value

@@ -1,0 +1,129 @@
+"""The OpenAPI 3.1 document at /api/v2/openapi.json is current, names every route of the
+service, and every response shape the read side produces matches it."""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any
+
+import jsonschema
+import orjson
+from forge_releases import openapi_doc
+
+from .support import auth, one_repo, rel
+
+COMMON_ROUTES = {"/healthz", "/readyz"}  # forge_common's, not part of this API
+
+
+async def fetch_doc(client: Any) -> dict[str, Any]:
+    resp = await client.get("/api/v2/openapi.json")
+    assert resp.status == 200 and resp.content_type == "application/json"
+    doc: dict[str, Any] = await resp.json()
+    return doc
+
+
+def test_openapi_committed_file_is_current() -> None:
+    """Regenerate with `python -m forge_releases.openapi_doc`."""
+    committed = resources.files("forge_releases").joinpath("openapi.json").read_text()
+    assert committed == openapi_doc.render()
+
+
+async def test_openapi_document_is_valid_3_1(make_client: Any, load: Any) -> None:
+    client = await make_client()
+    doc = await fetch_doc(client)
+    assert doc["openapi"] == "3.1.0"
+    # every schema is a valid JSON Schema 2020-12 (the dialect of OpenAPI 3.1)
+    for schema in doc["components"]["schemas"].values():
+        jsonschema.Draft202012Validator.check_schema(schema)
+    ids = [op["operationId"] for item in doc["paths"].values() for op in item.values()]
+    assert len(ids) == len(set(ids))
+    # every $ref points at something
+    text = orjson.dumps(doc).decode()
+    for name in {part.split('"')[0] for part in text.split("#/components/schemas/")[1:]}:
+        assert name in doc["components"]["schemas"], name
+
+
+async def test_openapi_names_every_route(make_client: Any) -> None:
+    client = await make_client()
+    doc = await fetch_doc(client)
+    missing = []
+    for route in client.app.router.routes():
+        path = route.resource.canonical if route.resource else ""
+        if route.method == "HEAD" or path in COMMON_ROUTES:
+            continue
+        if route.method.lower() not in doc["paths"].get(path, {}):
+            missing.append(f"{route.method} {path}")
+    assert missing == []
+
+
+def check(doc: dict[str, Any], template: str, status: int, headers: Any, body: bytes) -> None:
+    """One response against the document: the status is listed, and the body has its shape."""
+    operation = doc["paths"][template]["get"]
+    assert str(status) in operation["responses"], (template, status)
+    spec = operation["responses"][str(status)]
+    content = spec.get("content")
+    if not content:
+        assert body == b"", (template, status)
+        return
+    media = headers.get("Content-Type", "").split(";")[0]
+    assert media in content, (template, status, media)
+    if media == "application/json":
+        schema = {**content[media]["schema"], "components": doc["components"]}
+        jsonschema.validate(orjson.loads(body), schema, cls=jsonschema.Draft202012Validator)
+    for name in spec.get("headers", {}):
+        if status == 200 and name != "Link":
+            assert name in headers, (template, name)
+
+
+BASE = "/api/v2/repos/{owner}/{repo}/releases"
+CASES: list[tuple[str, str, dict[str, str], int]] = [
+    # (template, concrete path, headers, expected status)
+    (BASE, "/api/v2/repos/owner/app/releases?limit=1", {}, 200),
+    (BASE, "/api/v2/repos/owner/app/releases?drafts=1&prereleases=1", auth("owner"), 200),
+    (BASE, "/api/v2/repos/owner/nothing/releases", {}, 404),
+    (BASE, "/api/v2/repos/owner/secret/releases", {}, 401),
+    (BASE + "/{tag}", "/api/v2/repos/owner/app/releases/v1.0.0", {}, 200),
+    (BASE + "/{tag}", "/api/v2/repos/owner/app/releases/v7", {}, 404),
+    (BASE + "/latest", "/api/v2/repos/owner/app/releases/latest", {}, 200),
+    (BASE + "/latest", "/api/v2/repos/owner/empty/releases/latest", {}, 404),
+    (BASE + "/update", f"{BASE}/update?version=0.1.0&platform=windows", {}, 200),
+    (BASE + "/update", f"{BASE}/update?version=0.1.0&platform=darwin&arch=arm64", {}, 200),
+    (BASE + "/update", f"{BASE}/update?version=9.0.0&platform=windows", {}, 204),
+    (BASE + "/update", f"{BASE}/update?version=x", {}, 400),
+    (BASE + "/update", "/api/v2/repos/owner/secret/releases/update?version=1.0.0", {}, 401),
+    ("/{owner}/{repo}/releases/download/{tag}/{name}", "/owner/app/releases/download/v1.0.0/"
+     "App.exe", {}, 200),
+    ("/{owner}/{repo}/releases/download/{tag}/{name}", "/owner/app/releases/download/v1.0.0/"
+     "App.exe", {"Range": "bytes=0-1"}, 206),
+    ("/{owner}/{repo}/releases/download/{tag}/{name}", "/owner/app/releases/download/v1.0.0/"
+     "App.exe", {"Range": "bytes=99-"}, 416),
+    ("/{owner}/{repo}/releases/download/{tag}/{name}", "/owner/app/releases/download/v1.0.0/"
+     "nothing", {}, 404),
+    ("/{owner}/{repo}/releases/latest/download/{name}", "/owner/app/releases/latest/download/"
+     "RELEASES", {}, 200),
+    ("/{owner}/{repo}/releases/latest/download/{name}", "/owner/secret/releases/latest/download/"
+     "RELEASES", {}, 401),
+    ("/api/v2/openapi.json", "/api/v2/openapi.json", {}, 200),
+]  # fmt: skip
+
+
+async def test_openapi_every_response_shape_matches(make_client: Any, load: Any) -> None:
+    release = rel("v1.0.0", 1, "App.exe", "App-arm64.zip", "RELEASES", "app-full.nupkg")
+    world = one_repo([release, rel("v2.0.0", 2, "App.exe", draft=True)])
+    world["repos"] += [
+        {"owner": "owner", "name": "secret", "private": True},
+        {"owner": "owner", "name": "empty"},
+    ]
+    await load(world)
+    client = await make_client()
+    doc = await fetch_doc(client)
+    for template, path, headers, status in CASES:
+        path = path.replace("{owner}", "owner").replace("{repo}", "app")
+        resp = await client.get(path, headers=headers)
+        assert resp.status == status, path
+        check(doc, template, resp.status, resp.headers, await resp.read())
+        etag = resp.headers.get("ETag")
+        if etag and resp.status == 200:
+            again = await client.get(path, headers={**headers, "If-None-Match": etag})
+            assert again.status == 304, path
+            check(doc, template, 304, again.headers, await again.read())
