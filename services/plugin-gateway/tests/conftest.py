@@ -28,7 +28,7 @@ from forge_common.service import WorldIds, installed_services
 from forge_common.testing.plugin import run_sync, with_database
 from forge_common.world import load_world
 from forge_gateway.app import create_app
-from forge_gateway.config import BreakerOptions, GatewayOptions
+from forge_gateway.config import BreakerOptions, DeliveryOptions, GatewayOptions
 from forge_gateway.keys import PLUGIN_MANAGER
 from forge_gateway.plugin import ManagedPlugin
 from google.protobuf.message import Message
@@ -46,6 +46,9 @@ FAST = GatewayOptions(
     reconnect_max=0.2,
     startup_wait=3.0,
     breaker=BreakerOptions(open_seconds=0.3, slow_call_seconds=2.0, min_calls=3),
+    delivery=DeliveryOptions(
+        poll_interval=0.05, retry_schedule=(0.05, 0.1), max_attempts=3, released_delay=0.05
+    ),
 )
 
 _TYPES: dict[str, tuple[type[Message], type[Message]]] = {
@@ -56,6 +59,15 @@ _TYPES: dict[str, tuple[type[Message], type[Message]]] = {
     "OnEvent": (plugin_pb2.PluginEvent, plugin_pb2.EventResponse),
     "HandleHTTP": (plugin_pb2.HTTPRequest, plugin_pb2.HTTPResponse),
 }
+
+
+class Abort(Exception):
+    """Raised by a fake's handler to answer with this gRPC status."""
+
+    def __init__(self, code: grpc.StatusCode, details: str = "refused") -> None:
+        super().__init__(details)
+        self.code = code
+        self.details = details
 
 
 class FakePlugin:
@@ -96,6 +108,12 @@ class FakePlugin:
         self.delay = 0.0  # HandleHTTP waits this long first
         self.http: Callable[[plugin_pb2.HTTPRequest], Awaitable[plugin_pb2.HTTPResponse]] = (
             self._echo
+        )
+        self.event_delay = 0.0
+        self.events_in_flight = 0
+        self.max_events_in_flight = 0
+        self.on_event: Callable[[Any, dict[str, str]], Awaitable[plugin_pb2.EventResponse]] = (
+            self._handled
         )
         self.server: grpc.aio.Server | None = None
         self.port = 0
@@ -168,7 +186,24 @@ class FakePlugin:
         return self.manifest
 
     async def _OnEvent(self, request: Any, context: Any) -> Message:
+        self.events_in_flight += 1
+        self.max_events_in_flight = max(self.max_events_in_flight, self.events_in_flight)
+        try:
+            if self.event_delay:
+                await asyncio.sleep(self.event_delay)
+            return await self.on_event(request, dict(context.invocation_metadata() or ()))
+        except Abort as abort:
+            await context.abort(abort.code, abort.details)
+            raise  # not reached: abort raises
+        finally:
+            self.events_in_flight -= 1
+
+    async def _handled(self, request: Any, metadata: dict[str, str]) -> plugin_pb2.EventResponse:
         return plugin_pb2.EventResponse(handled=True)
+
+    def event_ids(self) -> list[str]:
+        """The x-event-id of every OnEvent received, in order."""
+        return [m.get("x-event-id", "") for m in self.metadata["OnEvent"]]
 
     async def _HandleHTTP(self, request: Any, context: Any) -> Message:
         if self.delay:
@@ -297,6 +332,7 @@ def helpers() -> Any:
 
 
 class _Helpers:
+    Abort = Abort
     FakePlugin = FakePlugin
     FAST = FAST
     entry = staticmethod(entry)

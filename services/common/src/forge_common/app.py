@@ -13,6 +13,7 @@ from .db import create_pool
 from .health import add_health_routes
 from .keys import DB_POOL, SETTINGS
 from .middleware import add_request_id_header, error_middleware, request_id_middleware
+from .relay import relay_context
 from .service import Service
 
 
@@ -24,6 +25,8 @@ def create_app(settings: Settings, services: Sequence[Service]) -> web.Applicati
     app[SETTINGS] = settings
     app.on_response_prepare.append(add_request_id_header)
     app.cleanup_ctx.append(_pool_context)
+    if settings.gateway_url:  # DESIGN §6: this process relays the outbox to the gateway
+        app.cleanup_ctx.append(relay_context)
     add_health_routes(app)
     for service in services:
         service.setup(app, settings)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import os
 import sys
 from collections.abc import Sequence
@@ -85,6 +86,15 @@ async def world_is_empty(database_url: str) -> bool:
 
 
 def serve(settings: Settings, services: Sequence[Service], host: str, port: int) -> None:
+    if (
+        settings.gateway_url is None
+        and len(services) > 1
+        and "gateway" in {s.name for s in services}
+    ):
+        # DESIGN §7: `serve --all` relays events to its own gateway with no set-up.
+        local = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
+        local = f"[{local}]" if ":" in local else local
+        settings = dataclasses.replace(settings, gateway_url=f"http://{local}:{port}/")
     app = create_app(settings, services)
     print(
         f"forge: serving {', '.join(s.name for s in services)} on http://{host}:{port}/", flush=True

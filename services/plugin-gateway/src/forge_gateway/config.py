@@ -105,6 +105,20 @@ class BreakerOptions:
 
 
 @dataclass(frozen=True, slots=True)
+class DeliveryOptions:
+    """Event delivery: polling fallback, per-plugin concurrency, retries (plugin-host.md)."""
+
+    poll_interval: float = 1.0  # LISTEN/NOTIFY wakes workers sooner; this is the fallback
+    concurrency: int = 4  # OnEvent calls in flight per plugin: a slow plugin only fills its own
+    # Seconds before attempt 2, 3, ...: seconds, then minutes, then hours; the last one repeats.
+    retry_schedule: tuple[float, ...] = (5, 30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600)
+    max_attempts: int = 12  # then the delivery is a dead letter
+    lease_margin: float = 30.0  # a lease lasts the OnEvent deadline plus this
+    released_delay: float = 1.0  # when a claimed delivery's plugin turned out unavailable
+    max_batch: int = 500  # events in one ingest request
+
+
+@dataclass(frozen=True, slots=True)
 class GatewayOptions:
     """Tuning knobs; the defaults suit production, tests shorten the intervals."""
 
@@ -122,6 +136,7 @@ class GatewayOptions:
     # HandleHTTP bodies are capped below the message limit (the rest of the message needs room).
     max_http_body_bytes: int = 30 * MiB
     breaker: BreakerOptions = field(default_factory=BreakerOptions)
+    delivery: DeliveryOptions = field(default_factory=DeliveryOptions)
     # The protocol this gateway speaks and accepts; tests play a future gateway by raising them.
     protocol_version: int = PROTOCOL_VERSION
     min_protocol_version: int = MIN_PROTOCOL_VERSION

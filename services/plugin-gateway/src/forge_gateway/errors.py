@@ -20,3 +20,13 @@ class GatewayTimeout(ApiError):
 
     def __init__(self, message: str = "The plugin did not answer in time") -> None:
         super().__init__(message)
+
+
+class SignatureInvalid(ApiError):
+    """An ingest request whose HMAC signature is missing, wrong or stale."""
+
+    status = 401
+    code = "EventSignatureInvalid"
+
+    def __init__(self) -> None:
+        super().__init__("Invalid or stale event signature")

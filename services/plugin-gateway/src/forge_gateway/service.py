@@ -9,7 +9,8 @@ from forge_common.config import Settings
 from forge_common.service import Service
 
 from .config import GatewayOptions, PluginConfig, load_plugins_file
-from .keys import PLUGIN_MANAGER
+from .delivery import DeliveryWorker, delivery_context
+from .keys import DELIVERY_WORKER, PLUGIN_MANAGER
 from .manager import PluginManager, plugin_manager_context
 from .routes import add_routes
 
@@ -24,11 +25,21 @@ def make_setup(
         plugins: list[PluginConfig] = (
             load_plugins_file(settings.plugins_file) if settings.plugins_file else []
         )
-        app[PLUGIN_MANAGER] = PluginManager(plugins, options or GatewayOptions())
+        chosen = options or GatewayOptions()
+        manager = PluginManager(plugins, chosen)
+        app[PLUGIN_MANAGER] = manager
+        app[DELIVERY_WORKER] = DeliveryWorker(manager, chosen.delivery)
+        # Plugins join first; deliveries stop before the plugins get Shutdown.
         app.cleanup_ctx.append(plugin_manager_context)
+        app.cleanup_ctx.append(delivery_context)
         add_routes(app)
 
     return setup
 
 
-SERVICE = Service(name="gateway", schema=None, migrations_package=None, setup=make_setup())
+SERVICE = Service(
+    name="gateway",
+    schema="gateway",
+    migrations_package="forge_gateway.migrations",
+    setup=make_setup(),
+)

@@ -1,0 +1,238 @@
+"""The outbox relay (DESIGN §6): sends `core.outbox` rows to the gateway, signed, and deletes them
+only after the gateway answered 2xx, so an event is never lost, only possibly sent twice (the
+gateway stores each event id once).
+
+Rows are claimed with FOR UPDATE SKIP LOCKED and a lease (their `next_attempt_at` moves forward),
+so several replicas relay side by side and a crashed relay's rows come back when the lease ends.
+While the gateway is unreachable the relay backs off and the rows wait in the outbox.
+
+Signature: `X-Forge-Timestamp: <unix seconds>` and `X-Forge-Signature: sha256=<hex>`, an
+HMAC-SHA256 with EVENTS_SECRET over `<timestamp>.` followed by the body. The gateway refuses a
+timestamp more than MAX_SKEW_SECONDS away from its clock, so a captured request cannot be replayed
+later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import logging
+import random
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import aiohttp
+import asyncpg
+from aiohttp import web
+
+from .config import Settings
+from .keys import DB_POOL, SETTINGS
+from .render import dumps
+
+log = logging.getLogger(__name__)
+
+EVENTS_PATH = "internal/v1/events"
+TIMESTAMP_HEADER = "X-Forge-Timestamp"
+SIGNATURE_HEADER = "X-Forge-Signature"
+MAX_SKEW_SECONDS = 300
+
+
+def sign(secret: str, timestamp: int, body: bytes) -> str:
+    """The signature header value for `body` sent at `timestamp`."""
+    digest = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256)
+    return "sha256=" + digest.hexdigest()
+
+
+def signature_problem(
+    secret: str,
+    timestamp: str | None,
+    signature: str | None,
+    body: bytes,
+    *,
+    now: float,
+    max_skew: int = MAX_SKEW_SECONDS,
+) -> str | None:
+    """Why a signed request must be refused, or None when it is genuine and fresh."""
+    if not timestamp or not signature:
+        return "missing signature headers"
+    if not timestamp.isdigit() or len(timestamp) > 12:
+        return "malformed timestamp"
+    if abs(now - int(timestamp)) > max_skew:
+        return "stale timestamp"
+    expected = sign(secret, int(timestamp), body)
+    if not hmac.compare_digest(expected.encode(), signature.strip().encode()):
+        return "bad signature"
+    return None
+
+
+def envelope(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The wire form of one outbox row (DESIGN §6); `occurred_at` keeps microseconds."""
+    occurred: datetime = row["occurred_at"]
+    return {
+        "id": str(row["id"]),
+        "type": row["type"],
+        "occurred_at": occurred.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+        "source": row["source"],
+        "repo_id": row["repo_id"],
+        "org_id": row["org_id"],
+        "actor_id": row["actor_id"],
+        "payload": row["payload"],
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class RelayOptions:
+    batch_size: int = 100
+    poll_interval: float = 0.5
+    lease_seconds: float = 30.0
+    request_timeout: float = 10.0
+    backoff_initial: float = 0.5
+    backoff_max: float = 60.0
+
+
+async def claim(pool: asyncpg.Pool, limit: int, lease_seconds: float) -> list[asyncpg.Record]:
+    """Lease up to `limit` due rows, oldest first; other relays skip them until the lease ends."""
+    async with pool.acquire() as conn:
+        rows: list[asyncpg.Record] = await conn.fetch(
+            """WITH due AS (
+                   SELECT id FROM core.outbox
+                    WHERE next_attempt_at <= now()
+                    ORDER BY occurred_at, id
+                    LIMIT $1
+                    FOR UPDATE SKIP LOCKED)
+               UPDATE core.outbox o
+                  SET next_attempt_at = now() + make_interval(secs => $2),
+                      attempts = o.attempts + 1
+                 FROM due WHERE o.id = due.id
+               RETURNING o.id, o.type, o.occurred_at, o.source, o.repo_id, o.org_id,
+                         o.actor_id, o.payload""",
+            limit,
+            lease_seconds,
+        )
+    return sorted(rows, key=lambda r: (r["occurred_at"], r["id"]))
+
+
+class OutboxRelay:
+    """One relay loop: claim, POST, delete on 2xx; back off while the gateway fails."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        settings: Settings,
+        session: aiohttp.ClientSession,
+        options: RelayOptions | None = None,
+    ) -> None:
+        if not settings.gateway_url:
+            raise ValueError("the relay needs GATEWAY_URL")
+        self._pool = pool
+        self._url = settings.gateway_url.rstrip("/") + "/" + EVENTS_PATH
+        self._secret = settings.events_secret
+        self._session = session
+        self.options = options or RelayOptions()
+        self._backoff = self.options.backoff_initial
+        self.sent = 0
+
+    async def run(self) -> None:
+        while True:
+            try:
+                sent = await self.relay_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the database may be restarting: keep going
+                log.exception("outbox relay round failed")
+                sent = 0
+            if sent == 0:
+                await asyncio.sleep(self.options.poll_interval)
+
+    async def relay_once(self) -> int:
+        """Send one batch; how many events the gateway acknowledged (0: none due, or failed)."""
+        rows = await claim(self._pool, self.options.batch_size, self.options.lease_seconds)
+        if not rows:
+            return 0
+        sent, problem = await self._send(rows)
+        if problem is None:
+            self._backoff = self.options.backoff_initial
+            return sent
+        unsent = [r["id"] for r in rows][sent:]
+        delay = self._backoff * random.uniform(0.8, 1.2)
+        self._backoff = min(self._backoff * 2, self.options.backoff_max)
+        log.warning(
+            "outbox relay: %d event(s) not accepted by the gateway: %s; retrying in %.1f s",
+            len(unsent),
+            problem,
+            delay,
+        )
+        await self._release(unsent, delay)
+        await asyncio.sleep(delay)
+        return sent
+
+    async def _send(self, rows: Sequence[asyncpg.Record]) -> tuple[int, str | None]:
+        """POST `rows` in order, deleting each acknowledged batch; a batch over the gateway's
+        body limit (413) is sent again in halves. Returns (rows sent, problem or None)."""
+        body = dumps({"events": [envelope(dict(r)) for r in rows]})
+        status, problem = await self._post(body)
+        if status == 413 and len(rows) > 1:
+            half = len(rows) // 2
+            first, problem = await self._send(rows[:half])
+            if problem is not None:
+                return first, problem
+            second, problem = await self._send(rows[half:])
+            return first + second, problem
+        if problem is not None:
+            return 0, problem
+        ids = [r["id"] for r in rows]
+        await self._pool.execute("DELETE FROM core.outbox WHERE id = ANY($1::uuid[])", ids)
+        self.sent += len(ids)
+        return len(ids), None
+
+    async def _post(self, body: bytes) -> tuple[int | None, str | None]:
+        """(HTTP status or None, problem or None when the gateway answered 2xx)."""
+        timestamp = int(time.time())
+        headers = {
+            "Content-Type": "application/json",
+            TIMESTAMP_HEADER: str(timestamp),
+            SIGNATURE_HEADER: sign(self._secret, timestamp, body),
+        }
+        try:
+            async with self._session.post(
+                self._url,
+                data=body,
+                headers=headers,
+                timeout=aiohttp.ClientTimeout(total=self.options.request_timeout),
+            ) as response:
+                if 200 <= response.status < 300:
+                    return response.status, None
+                return response.status, f"HTTP {response.status}"
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            return None, f"{type(exc).__name__}: {exc}"
+
+    async def _release(self, ids: Sequence[Any], delay: float) -> None:
+        """Back in the queue after `delay`, keeping their order (occurred_at is unchanged)."""
+        await self._pool.execute(
+            """UPDATE core.outbox SET next_attempt_at = now() + make_interval(secs => $2)
+                WHERE id = ANY($1::uuid[])""",
+            ids,
+            delay,
+        )
+
+
+async def relay_context(app: web.Application) -> AsyncIterator[None]:
+    """Cleanup context: relays while the application runs (only when GATEWAY_URL is set)."""
+    settings = app[SETTINGS]
+    if not settings.gateway_url:
+        yield
+        return
+    async with aiohttp.ClientSession() as session:
+        relay = OutboxRelay(app[DB_POOL], settings, session)
+        task = asyncio.create_task(relay.run(), name="outbox-relay")
+        try:
+            yield
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task

@@ -1,0 +1,112 @@
+"""Event ingest from the producers' relays, and the admin view of deliveries (dead letters and
+redelivery)."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from aiohttp import web
+from forge_common.auth import viewer_of
+from forge_common.errors import AuthTokenMissing, InvalidInput, NotFound, PermissionDenied
+from forge_common.keys import DB_POOL, SETTINGS
+from forge_common.relay import SIGNATURE_HEADER, TIMESTAMP_HEADER, signature_problem
+from forge_common.render import json_response
+
+from . import events_db
+from .errors import SignatureInvalid
+from .events import parse_batch
+from .keys import PLUGIN_MANAGER
+from .plugin import ManagedPlugin
+
+log = logging.getLogger(__name__)
+STATUSES = frozenset({"pending", "delivered", "skipped", "dead"})
+
+
+async def receive_events(request: web.Request) -> web.Response:
+    """`POST /internal/v1/events`: store each event once, one delivery per subscribed plugin."""
+    body = await request.read()
+    problem = signature_problem(
+        request.app[SETTINGS].events_secret,
+        request.headers.get(TIMESTAMP_HEADER),
+        request.headers.get(SIGNATURE_HEADER),
+        body,
+        now=time.time(),
+    )
+    if problem is not None:
+        log.warning("event ingest refused: %s", problem)
+        raise SignatureInvalid()
+    manager = request.app[PLUGIN_MANAGER]
+    events = parse_batch(body, manager.options.delivery.max_batch)
+
+    def targets(event_type: str) -> list[str]:
+        # A plugin whose manifest is not known yet gets the delivery too; the worker skips it
+        # if the plugin turns out not to subscribe. Nothing is lost while a plugin is down.
+        return [
+            p.name
+            for p in manager
+            if p.config.enabled and (p.manifest is None or p.manifest.subscribes(event_type))
+        ]
+
+    new, duplicates = await events_db.store_events(request.app[DB_POOL], events, targets)
+    return json_response({"accepted": new, "duplicates": duplicates}, status=202)
+
+
+async def list_deliveries(request: web.Request) -> web.Response:
+    """`GET /api/v1/admin/plugins/{plugin}/deliveries?status=dead&limit=50`, newest first."""
+    plugin = _admin_plugin(request)
+    status = request.query.get("status") or None
+    if status is not None and status not in STATUSES:
+        raise InvalidInput(f"status must be one of {', '.join(sorted(STATUSES))}")
+    raw = request.query.get("limit", "50")
+    if not raw.isdigit() or not 1 <= int(raw) <= 500:
+        raise InvalidInput("limit must be a whole number from 1 to 500")
+    rows = await events_db.list_deliveries(request.app[DB_POOL], plugin.name, status, int(raw))
+    return json_response(
+        [
+            {
+                "id": r.id,
+                "event_id": str(r.event_id),
+                "event_type": r.event_type,
+                "status": r.status,
+                "attempts": r.attempts,
+                "next_attempt_at": r.next_attempt_at if r.status == "pending" else None,
+                "last_error": r.last_error,
+                "created_at": r.created_at,
+                "finished_at": r.finished_at,
+            }
+            for r in rows
+        ]
+    )
+
+
+async def redeliver_all(request: web.Request) -> web.Response:
+    """`POST /api/v1/admin/plugins/{plugin}/deliveries/redeliver`: every dead letter again."""
+    plugin = _admin_plugin(request)
+    count = await events_db.redeliver(request.app[DB_POOL], plugin.name, None)
+    return json_response({"redelivered": count}, status=202)
+
+
+async def redeliver_one(request: web.Request) -> web.Response:
+    """`POST /api/v1/admin/plugins/{plugin}/deliveries/{id}/redeliver`: one dead or skipped
+    delivery again (404 when there is no such finished delivery)."""
+    plugin = _admin_plugin(request)
+    raw = request.match_info["id"]
+    if not raw.isdigit() or int(raw) > 2**63 - 1:
+        raise NotFound("Delivery not found")
+    count = await events_db.redeliver(request.app[DB_POOL], plugin.name, int(raw))
+    if not count:
+        raise NotFound("Delivery not found")
+    return json_response({"redelivered": count}, status=202)
+
+
+def _admin_plugin(request: web.Request) -> ManagedPlugin:
+    viewer = viewer_of(request)
+    if viewer is None:
+        raise AuthTokenMissing()
+    if not viewer.is_admin:
+        raise PermissionDenied("Only site administrators can manage plugins")
+    plugin = request.app[PLUGIN_MANAGER].get(request.match_info["plugin"])
+    if plugin is None:
+        raise NotFound("Plugin not found")
+    return plugin

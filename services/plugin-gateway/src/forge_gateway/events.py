@@ -1,0 +1,132 @@
+"""Events as the gateway receives and delivers them.
+
+The envelope (DESIGN §6): `{id (uuid, stable across retries), type, occurred_at, source,
+repo_id, org_id, actor_id, payload}`; a batch is `{"events": [envelope, ...]}`. A delivery turns
+one event into a `PluginEvent` for one plugin.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+from forge_common.errors import InvalidInput, Unprocessable
+from google.protobuf import struct_pb2, timestamp_pb2
+from plugin.v1 import plugin_pb2
+
+_MAX_TEXT = 200
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+@dataclass(frozen=True, slots=True)
+class IncomingEvent:
+    id: uuid.UUID
+    type: str
+    source: str
+    occurred_at: datetime
+    repo_id: int | None
+    org_id: int | None
+    actor_id: int | None
+    payload: Mapping[str, Any]
+
+
+def parse_batch(body: bytes, max_events: int) -> list[IncomingEvent]:
+    """The events of an ingest body; 400 for malformed JSON, 422 naming the bad field."""
+    try:
+        data = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise InvalidInput("Malformed JSON body") from None
+    if not isinstance(data, dict) or not isinstance(data.get("events"), list):
+        raise Unprocessable('The body must be {"events": [...]}', field="events")
+    items = data["events"]
+    if len(items) > max_events:
+        raise Unprocessable(f"At most {max_events} events per request", field="events")
+    return [_event(item, f"events[{index}]") for index, item in enumerate(items)]
+
+
+def _event(item: Any, where: str) -> IncomingEvent:
+    if not isinstance(item, dict):
+        raise Unprocessable("An event must be an object", field=where)
+    try:
+        event_id = uuid.UUID(str(item.get("id")))
+    except ValueError:
+        raise Unprocessable("id must be a UUID", field=f"{where}.id") from None
+    return IncomingEvent(
+        id=event_id,
+        type=_text(item, "type", where),
+        source=_text(item, "source", where),
+        occurred_at=_moment(item.get("occurred_at"), f"{where}.occurred_at"),
+        repo_id=_optional_int(item, "repo_id", where),
+        org_id=_optional_int(item, "org_id", where),
+        actor_id=_optional_int(item, "actor_id", where),
+        payload=_payload(item.get("payload", {}), f"{where}.payload"),
+    )
+
+
+def _text(item: Mapping[str, Any], key: str, where: str) -> str:
+    value = item.get(key)
+    if not isinstance(value, str) or not value or len(value) > _MAX_TEXT or "\x00" in value:
+        raise Unprocessable(f"{key} must be a non-empty string", field=f"{where}.{key}")
+    return value
+
+
+def _optional_int(item: Mapping[str, Any], key: str, where: str) -> int | None:
+    value = item.get(key)
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not (_INT64[0] <= value <= _INT64[1])
+    ):
+        raise Unprocessable(f"{key} must be an integer or null", field=f"{where}.{key}")
+    return value
+
+
+def _moment(value: Any, field: str) -> datetime:
+    if not isinstance(value, str):
+        raise Unprocessable("occurred_at must be an RFC 3339 time", field=field)
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise Unprocessable("occurred_at must be an RFC 3339 time", field=field) from None
+    if moment.tzinfo is None:
+        raise Unprocessable("occurred_at needs a time zone", field=field)
+    return moment.astimezone(UTC)
+
+
+def _payload(value: Any, field: str) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise Unprocessable("payload must be an object", field=field)
+    if b"\\u0000" in orjson.dumps(value):  # PostgreSQL text cannot hold NUL
+        raise Unprocessable("payload must not contain NUL characters", field=field)
+    try:
+        struct_pb2.Struct().update(value)  # refuse now what could not be delivered later
+    except (ValueError, TypeError):
+        raise Unprocessable("payload holds a value a plugin cannot receive", field=field) from None
+    return value
+
+
+def to_plugin_event(
+    event_type: str,
+    payload: Mapping[str, Any],
+    occurred_at: datetime,
+    repo_id: int | None,
+    org_id: int | None,
+) -> plugin_pb2.PluginEvent:
+    """The PluginEvent of a stored event; absent ids are 0, as the proto documents."""
+    struct = struct_pb2.Struct()
+    struct.update(dict(payload))
+    stamp = timestamp_pb2.Timestamp()
+    stamp.FromDatetime(occurred_at.astimezone(UTC))
+    return plugin_pb2.PluginEvent(
+        event_type=event_type,
+        payload=struct,
+        timestamp=stamp,
+        repo_id=repo_id or 0,
+        org_id=org_id or 0,
+    )

@@ -1,0 +1,1 @@
+"""SQL migrations of the `gateway` schema (forward-only)."""

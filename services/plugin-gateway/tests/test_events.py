@@ -1,0 +1,417 @@
+"""Event delivery (SPEC "Events"; DESIGN §6; plugin-host.md "Delivery that loses nothing"):
+signed ingest storing each event once, one delivery per subscribed plugin, OnEvent with
+metadata, retries, dead letters, redelivery, per-plugin concurrency, several workers, leases."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from forge_common.config import Settings
+from forge_common.keys import SETTINGS
+from forge_common.relay import sign
+from forge_gateway import events_db
+from forge_gateway.app import create_app
+from forge_gateway.config import GatewayOptions
+from forge_gateway.keys import DELIVERY_WORKER
+from plugin.v1 import plugin_pb2
+
+ROOT = {"Authorization": "token root-token"}
+WORLD = {"users": [{"name": "root", "admin": True, "tokens": ["root-token"]}]}
+
+
+def envelope(event_type: str = "release.published", **extra: Any) -> dict[str, Any]:
+    return {
+        "id": str(uuid.uuid4()),
+        "type": event_type,
+        "occurred_at": "2026-01-02T03:04:05.123456Z",
+        "source": "releases",
+        "repo_id": 7,
+        "org_id": None,
+        "actor_id": 1,
+        "payload": {"tag": "v1.2.0", "release_id": 42, "assets": [{"name": "a.zip"}]},
+        **extra,
+    }
+
+
+def signed(body: bytes, secret: str, timestamp: int | None = None) -> dict[str, str]:
+    stamp = int(time.time()) if timestamp is None else timestamp
+    return {
+        "Content-Type": "application/json",
+        "X-Forge-Timestamp": str(stamp),
+        "X-Forge-Signature": sign(secret, stamp, body),
+    }
+
+
+async def post_events(client: Any, events: list[dict[str, Any]]) -> Any:
+    body = json.dumps({"events": events}).encode()
+    headers = signed(body, client.app[SETTINGS].events_secret)
+    return await client.post("/internal/v1/events", data=body, headers=headers)
+
+
+@pytest.fixture
+def fresh(aiohttp_client: Any, settings: Settings, tmp_path: Path, load: Any, helpers: Any) -> Any:
+    """`client = await fresh([entry(...)], options)`: a gateway on a fresh database."""
+
+    async def make(plugins: list[dict[str, Any]], options: GatewayOptions | None = None) -> Any:
+        await load(WORLD)
+        path = tmp_path / "plugins.json"
+        path.write_text(json.dumps({"plugins": plugins}))
+        app = create_app(replace(settings, plugins_file=path), options or helpers.FAST)
+        return await aiohttp_client(app)
+
+    return make
+
+
+async def statuses(db: Any) -> list[tuple[str, str, int]]:
+    rows = await db.fetch(
+        "SELECT plugin, status, attempts FROM gateway.deliveries ORDER BY plugin, id"
+    )
+    return [(r["plugin"], r["status"], r["attempts"]) for r in rows]
+
+
+# Ingest ----------------------------------------------------------------------------------------
+
+
+async def test_ingest_refuses_unsigned_wrongly_signed_and_stale_requests(
+    fresh: Any, db: Any
+) -> None:
+    client = await fresh([])
+    body = json.dumps({"events": [envelope()]}).encode()
+    secret = client.app[SETTINGS].events_secret
+    cases = [
+        {},
+        signed(body, "another-secret"),
+        signed(body, secret, timestamp=int(time.time()) - 3600),  # replayed an hour later
+        signed(body, secret, timestamp=int(time.time()) + 3600),
+        {**signed(body, secret), "X-Forge-Timestamp": "soon"},
+        {**signed(body, secret), "X-Forge-Signature": "sha256=00"},
+    ]
+    for headers in cases:
+        response = await client.post("/internal/v1/events", data=body, headers=headers)
+        assert response.status == 401, headers
+        error = (await response.json())["error"]
+        assert error["code"] == "EventSignatureInvalid"
+    # A body changed after signing fails too.
+    headers = signed(body, secret)
+    response = await client.post("/internal/v1/events", data=body + b" ", headers=headers)
+    assert response.status == 401
+    assert await db.fetchval("SELECT count(*) FROM gateway.events") == 0
+
+
+@pytest.mark.parametrize(
+    ("events", "status"),
+    [
+        ("not json", 400),
+        ({"nope": []}, 422),
+        ({"events": [{"id": "x"}]}, 422),
+        ({"events": [envelope(occurred_at="yesterday")]}, 422),
+        ({"events": [envelope(occurred_at="2026-01-02T03:04:05")]}, 422),
+        ({"events": [envelope(type="")]}, 422),
+        ({"events": [envelope(repo_id="7")]}, 422),
+        ({"events": [envelope(payload=[1])]}, 422),
+        ({"events": [envelope(payload={"a": "nul\u0000"})]}, 422),
+        ({"events": [envelope(source="a\u0000b")]}, 422),
+    ],
+)
+async def test_ingest_validates_the_envelope(fresh: Any, db: Any, events: Any, status: int) -> None:
+    client = await fresh([])
+    body = events.encode() if isinstance(events, str) else json.dumps(events).encode()
+    headers = signed(body, client.app[SETTINGS].events_secret)
+    response = await client.post("/internal/v1/events", data=body, headers=headers)
+    assert response.status == status
+    assert await db.fetchval("SELECT count(*) FROM gateway.events") == 0
+
+
+async def test_ingest_stores_each_event_once_with_one_delivery_per_subscribed_plugin(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    releases = await fakes(helpers.FakePlugin("rel", events=["release.published"]))
+    pins = await fakes(helpers.FakePlugin("pins", events=["org.pin.created"]))
+    client = await fresh(
+        [helpers.entry(releases), helpers.entry(pins)], replace(helpers.FAST, health_interval=60)
+    )
+    releases.hang = pins.hang = True  # keep deliveries in flight: this test looks at ingest
+    published, pinned = envelope(), envelope("org.pin.created", repo_id=None, org_id=3)
+    response = await post_events(client, [published, pinned])
+    assert response.status == 202
+    assert await response.json() == {"accepted": 2, "duplicates": 0}
+    # The relay resends after a lost answer: nothing changes.
+    response = await post_events(client, [published, pinned, published])
+    assert await response.json() == {"accepted": 0, "duplicates": 3}
+    assert await db.fetchval("SELECT count(*) FROM gateway.events") == 2
+    rows = await db.fetch("SELECT event_id::text, plugin FROM gateway.deliveries ORDER BY plugin")
+    assert [(r["event_id"], r["plugin"]) for r in rows] == [
+        (pinned["id"], "pins"),
+        (published["id"], "rel"),
+    ]
+
+
+async def test_plugin_down_at_ingest_still_gets_a_delivery_and_unsubscribed_ones_are_skipped(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    """While its manifest is unknown a plugin gets every event; once it joins, OnEvent is
+    called only for the types it subscribed to (SPEC "Events": subscription)."""
+    port = helpers.free_port()
+    client = await fresh([helpers.entry("late", address=f"127.0.0.1:{port}")])
+    wanted, unwanted = envelope(), envelope("org.pin.deleted")
+    assert (await post_events(client, [wanted, unwanted])).status == 202
+    assert len(await statuses(db)) == 2
+    late = await fakes(helpers.FakePlugin("late", events=["release.published"]), port)
+    await helpers.eventually(lambda: late.calls["OnEvent"] == 1, what="delivery after joining")
+
+    async def settled() -> list[tuple[str, str, int]]:
+        for _ in range(200):
+            rows = await statuses(db)
+            if all(status != "pending" for _, status, _ in rows):
+                return rows
+            await asyncio.sleep(0.02)
+        raise AssertionError(rows)
+
+    assert sorted(await settled()) == [("late", "delivered", 1), ("late", "skipped", 1)]
+    assert late.event_ids() == [wanted["id"]]
+
+
+# Delivery --------------------------------------------------------------------------------------
+
+
+async def test_on_event_carries_the_event_and_its_metadata(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    fake = await fakes(helpers.FakePlugin("rec", events=["release.published"]))
+    client = await fresh([helpers.entry(fake)])
+    event = envelope()
+    await post_events(client, [event])
+    await helpers.eventually(lambda: fake.calls["OnEvent"] == 1)
+    [request] = fake.requests["OnEvent"]
+    assert request.event_type == "release.published"
+    assert dict(request.payload) == {
+        "tag": "v1.2.0",
+        "release_id": 42.0,  # Struct numbers are doubles
+        "assets": request.payload["assets"],
+    }
+    assert request.payload["assets"][0]["name"] == "a.zip"
+    assert request.timestamp.ToJsonString() == "2026-01-02T03:04:05.123456Z"
+    assert (request.repo_id, request.org_id) == (7, 0)
+    [metadata] = fake.metadata["OnEvent"]
+    delivery_id = await db.fetchval("SELECT id FROM gateway.deliveries")
+    assert metadata["x-event-id"] == event["id"]
+    assert metadata["x-delivery-id"] == str(delivery_id)
+    assert metadata["x-attempt"] == "1"
+    await helpers.eventually(lambda: True)
+    for _ in range(100):
+        if await statuses(db) == [("rec", "delivered", 1)]:
+            break
+        await asyncio.sleep(0.02)
+    assert await statuses(db) == [("rec", "delivered", 1)]
+
+
+async def test_transient_failures_are_retried_with_the_same_event_id(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    fake = helpers.FakePlugin("flaky", events=["release.published"])
+    answers = [
+        plugin_pb2.EventResponse(handled=False, error="database busy"),
+        None,  # a crash: UNKNOWN
+        plugin_pb2.EventResponse(handled=True),
+    ]
+
+    async def on_event(request: Any, metadata: dict[str, str]) -> plugin_pb2.EventResponse:
+        answer = answers.pop(0)
+        if answer is None:
+            raise RuntimeError("crashed")
+        return answer
+
+    fake.on_event = on_event
+    await fakes(fake)
+    client = await fresh([helpers.entry(fake)], replace(helpers.FAST, breaker=_lenient()))
+    event = envelope()
+    await post_events(client, [event])
+    await helpers.eventually(lambda: fake.calls["OnEvent"] == 3, what="three attempts")
+    assert fake.event_ids() == [event["id"]] * 3
+    assert [m["x-attempt"] for m in fake.metadata["OnEvent"]] == ["1", "2", "3"]
+    assert len({m["x-delivery-id"] for m in fake.metadata["OnEvent"]}) == 1
+    await _until(db, [("flaky", "delivered", 3)])
+    attempts = await db.fetch(
+        "SELECT attempt, outcome, error FROM gateway.delivery_attempts ORDER BY attempt"
+    )
+    assert [(a["attempt"], a["outcome"]) for a in attempts] == [
+        (1, "retry"),
+        (2, "retry"),
+        (3, "delivered"),
+    ]
+    assert attempts[0]["error"] == "database busy"
+
+
+async def test_permanent_failure_is_a_dead_letter_at_once_and_can_be_redelivered(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    fake = helpers.FakePlugin("strict", events=["release.published"])
+    refuse = True
+
+    async def on_event(request: Any, metadata: dict[str, str]) -> plugin_pb2.EventResponse:
+        if refuse:
+            raise helpers.Abort(grpc.StatusCode.INVALID_ARGUMENT, "bad payload")
+        return plugin_pb2.EventResponse(handled=True)
+
+    fake.on_event = on_event
+    await fakes(fake)
+    client = await fresh([helpers.entry(fake)])
+    await post_events(client, [envelope()])
+    await _until(db, [("strict", "dead", 1)])
+    response = await client.get("/api/v1/admin/plugins/strict/deliveries?status=dead", headers=ROOT)
+    [dead] = await response.json()
+    assert dead["status"] == "dead" and "INVALID_ARGUMENT" in dead["last_error"]
+    assert (await client.get("/api/v1/admin/plugins/strict/deliveries")).status == 401
+    # The operator fixed the plugin and redelivers the dead letter.
+    refuse = False
+    response = await client.post(
+        f"/api/v1/admin/plugins/strict/deliveries/{dead['id']}/redeliver", headers=ROOT
+    )
+    assert response.status == 202
+    await _until(db, [("strict", "delivered", 1)])
+    assert fake.calls["OnEvent"] == 2
+    response = await client.post(
+        f"/api/v1/admin/plugins/strict/deliveries/{dead['id']}/redeliver", headers=ROOT
+    )
+    assert response.status == 404  # delivered: nothing to redeliver
+
+
+async def test_missing_on_event_is_permanent_and_exhausted_retries_are_dead(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    mute = await fakes(
+        helpers.FakePlugin("mute", events=["release.published"], missing={"OnEvent"})
+    )
+    busy = helpers.FakePlugin("busy", events=["release.published"])
+
+    async def never(request: Any, metadata: dict[str, str]) -> plugin_pb2.EventResponse:
+        return plugin_pb2.EventResponse(handled=False, error="try later")
+
+    busy.on_event = never
+    await fakes(busy)
+    client = await fresh([helpers.entry(mute), helpers.entry(busy)])
+    await post_events(client, [envelope()])
+    await _until(db, [("busy", "dead", 3), ("mute", "dead", 1)])
+    assert busy.calls["OnEvent"] == 3  # FAST: max 3 attempts
+    error = await db.fetchval("SELECT last_error FROM gateway.deliveries WHERE plugin = 'mute'")
+    assert error.startswith("UNIMPLEMENTED")
+    response = await client.post("/api/v1/admin/plugins/busy/deliveries/redeliver", headers=ROOT)
+    assert await response.json() == {"redelivered": 1}
+    await helpers.eventually(lambda: busy.calls["OnEvent"] == 6, what="a second round")
+
+
+async def test_deliveries_wait_without_spending_attempts_while_the_plugin_is_down(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    fake = await fakes(helpers.FakePlugin("nap", events=["release.published"]))
+    client = await fresh([helpers.entry(fake)])
+    port = fake.port
+    await fake.stop(0)
+    plugin = client.app[DELIVERY_WORKER].manager.get("nap")
+    await helpers.eventually(lambda: plugin.state == "down", what="plugin marked down")
+    await post_events(client, [envelope(), envelope()])
+    await asyncio.sleep(0.3)  # several poll intervals
+    assert await statuses(db) == [("nap", "pending", 0), ("nap", "pending", 0)]
+    back = helpers.FakePlugin("nap", events=["release.published"])
+    await fakes(back, port)
+    await _until(db, [("nap", "delivered", 1), ("nap", "delivered", 1)])
+    assert back.calls["OnEvent"] == 2
+
+
+async def test_concurrency_cap_per_plugin_isolates_a_slow_plugin(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    slow = helpers.FakePlugin("slow", events=["release.published"])
+    slow.event_delay = 0.3
+    quick = helpers.FakePlugin("quick", events=["release.published"])
+    await fakes(slow)
+    await fakes(quick)
+    options = replace(helpers.FAST, delivery=replace(helpers.FAST.delivery, concurrency=2))
+    client = await fresh(
+        [helpers.entry(slow, timeouts={"OnEvent": 5}), helpers.entry(quick)], options
+    )
+    await post_events(client, [envelope() for _ in range(6)])
+    # The quick plugin is served while the slow one still works through its queue.
+    await helpers.eventually(lambda: quick.calls["OnEvent"] == 6, within=2)
+    assert slow.calls["OnEvent"] < 6
+    await helpers.eventually(lambda: slow.calls["OnEvent"] == 6, within=5)
+    assert slow.max_events_in_flight == 2
+
+
+# Several workers and leases ------------------------------------------------------------------
+
+
+async def test_two_workers_deliver_each_event_exactly_once(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    fake = helpers.FakePlugin("shared", events=["release.published"])
+    fake.event_delay = 0.01
+    await fakes(fake)
+    first = await fresh([helpers.entry(fake)])
+    # A second gateway replica on the same database and plugin.
+    second_app = create_app(first.app[SETTINGS], helpers.FAST)
+    from aiohttp.test_utils import TestClient, TestServer
+
+    second = TestClient(TestServer(second_app))
+    await second.start_server()
+    try:
+        events = [envelope() for _ in range(40)]
+        await post_events(first, events[:20])
+        await post_events(second, events[20:])
+        await helpers.eventually(lambda: fake.calls["OnEvent"] >= 40, within=10)
+        await _until(db, [("shared", "delivered", 1)] * 40)
+        assert sorted(fake.event_ids()) == sorted(e["id"] for e in events)  # no duplicates
+        owners = await db.fetch("SELECT DISTINCT started_at FROM gateway.delivery_attempts")
+        assert len(owners) >= 1
+    finally:
+        await second.close()
+
+
+async def test_a_crashed_workers_lease_expires_and_another_worker_delivers(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    fake = await fakes(helpers.FakePlugin("lease", events=["release.published"]))
+    client = await fresh([helpers.entry(fake)], replace(helpers.FAST, health_interval=60))
+    worker = client.app[DELIVERY_WORKER]
+    await worker.stop()  # this replica's worker is out of the way; we play the crashed one
+    event = envelope()
+    await post_events(client, [event])
+    pool = worker.pool
+    [claimed] = await events_db.claim(pool, "lease", 10, "crashed-worker", lease_seconds=0.3)
+    assert claimed.attempt == 1
+    # While the lease lasts, no other worker can claim it.
+    assert await events_db.claim(pool, "lease", 10, "other", lease_seconds=5) == []
+    await worker.start(pool)
+    await _until(db, [("lease", "delivered", 2)])
+    assert fake.metadata["OnEvent"][-1]["x-attempt"] == "2"
+    # The crashed worker's late outcome is ignored: the delivery is not its own any more.
+    assert not await events_db.finish(pool, claimed, "crashed-worker", outcome="dead")
+    assert await statuses(db) == [("lease", "delivered", 2)]
+
+
+# Helpers -----------------------------------------------------------------------------------
+
+
+def _lenient() -> Any:
+    from forge_gateway.config import BreakerOptions
+
+    return BreakerOptions(min_calls=100, open_seconds=0.3)
+
+
+async def _until(db: Any, expected: list[tuple[str, str, int]], within: float = 5.0) -> None:
+    deadline = time.monotonic() + within
+    while True:
+        current = await statuses(db)
+        if sorted(current) == sorted(expected):
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"deliveries are {current}, expected {expected}")
+        await asyncio.sleep(0.02)
