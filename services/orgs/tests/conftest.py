@@ -149,3 +149,8 @@ def token(role: str) -> str | None:
 
 def outbox_types(rows: list[Mapping[str, Any]]) -> list[str]:
     return [row["type"] for row in rows]
+
+
+@pytest.fixture
+def ro_ids(shared_world: tuple[Settings, WorldIds]) -> WorldIds:
+    return shared_world[1]

@@ -11,8 +11,8 @@ async def group_ids(api, org="pub"):
     }
 
 
-async def test_list_groups_ordered_by_display_order_then_id(api, ids):
-    reply = await api.get("/orgs/pub/pinned/groups", as_="owner")
+async def test_list_groups_ordered_by_display_order_then_id(ro_api, ro_ids):
+    reply = await ro_api.get("/orgs/pub/pinned/groups", as_="owner")
     assert reply.status == 200
     assert [(g["name"], g["display_order"], g["collapsed"]) for g in reply.json] == [
         ("Featured", 1, False),
@@ -20,8 +20,8 @@ async def test_list_groups_ordered_by_display_order_then_id(api, ids):
     ]
 
 
-async def test_list_groups_of_unknown_org_is_404(api, ids):
-    assert (await api.get("/orgs/nobody/pinned/groups")).status == 404
+async def test_list_groups_of_unknown_org_is_404(ro_api, ro_ids):
+    assert (await ro_api.get("/orgs/nobody/pinned/groups")).status == 404
 
 
 async def test_create_group_201(api, ids):
@@ -43,14 +43,14 @@ async def test_create_group_defaults(api, ids):
 @pytest.mark.parametrize(
     ("viewer", "status"), [("anonymous", 401), ("stranger", 403), ("member", 403)]
 )
-async def test_create_group_requires_org_owner_or_site_admin(api, ids, viewer, status):
-    reply = await api.post("/orgs/pub/pinned/groups", as_=viewer, json={"name": "X"})
+async def test_create_group_requires_org_owner_or_site_admin(ro_api, ro_ids, viewer, status):
+    reply = await ro_api.post("/orgs/pub/pinned/groups", as_=viewer, json={"name": "X"})
     assert reply.status == status
 
 
 @pytest.mark.parametrize("name", ["", "   ", "\t\n", "x" * 101, 5, True, ["a"], "nul\u0000byte"])
-async def test_create_group_bad_name_is_422_naming_name(api, ids, name):
-    reply = await api.post("/orgs/pub/pinned/groups", as_="owner", json={"name": name})
+async def test_create_group_bad_name_is_422_naming_name(ro_api, ro_ids, name):
+    reply = await ro_api.post("/orgs/pub/pinned/groups", as_="owner", json={"name": name})
     assert reply.status == 422 and reply.json["errors"] == ["name"]
 
 
@@ -61,8 +61,10 @@ async def test_create_group_name_of_100_characters_and_unicode_is_accepted(api, 
 
 
 @pytest.mark.parametrize("order", [2**31, -(2**31) - 1, 1.5, "1", True])
-async def test_create_group_display_order_outside_int32_or_not_integer_is_422(api, ids, order):
-    reply = await api.post(
+async def test_create_group_display_order_outside_int32_or_not_integer_is_422(
+    ro_api, ro_ids, order
+):
+    reply = await ro_api.post(
         "/orgs/pub/pinned/groups", as_="owner", json={"name": "X", "display_order": order}
     )
     assert reply.status == 422 and reply.json["errors"] == ["display_order"]
@@ -84,37 +86,39 @@ async def test_update_group_200_only_supplied_fields_change(api, ids):
     assert next(p for p in pins if p["repo"]["name"] == "secret")["group"] == reply.json
 
 
-async def test_update_group_404_when_group_belongs_to_another_organization(api, ids):
-    other = (await group_ids(api, "lim"))["Featured"]
-    reply = await api.put(f"/orgs/pub/pinned/groups/{other}", as_="owner", json={"name": "Mine"})
+async def test_update_group_404_when_group_belongs_to_another_organization(ro_api, ro_ids):
+    other = (await group_ids(ro_api, "lim"))["Featured"]
+    reply = await ro_api.put(f"/orgs/pub/pinned/groups/{other}", as_="owner", json={"name": "Mine"})
     assert reply.status == 404
-    assert (await group_ids(api, "lim"))["Featured"] == other
+    assert (await group_ids(ro_api, "lim"))["Featured"] == other
 
 
 @pytest.mark.parametrize("raw", ["999999", "abc", "1.5", "-1", "0", "99999999999999999999", "١"])
-async def test_update_group_404_when_group_does_not_exist_or_id_is_not_an_integer(api, ids, raw):
-    reply = await api.put(f"/orgs/pub/pinned/groups/{raw}", as_="owner", json={"name": "N"})
+async def test_update_group_404_when_group_does_not_exist_or_id_is_not_an_integer(
+    ro_api, ro_ids, raw
+):
+    reply = await ro_api.put(f"/orgs/pub/pinned/groups/{raw}", as_="owner", json={"name": "N"})
     assert reply.status == 404
 
 
 @pytest.mark.parametrize(
     ("viewer", "status"), [("anonymous", 401), ("stranger", 403), ("member", 403)]
 )
-async def test_update_group_requires_org_owner_or_site_admin(api, ids, viewer, status):
-    gid = (await group_ids(api))["Featured"]
-    reply = await api.put(f"/orgs/pub/pinned/groups/{gid}", as_=viewer, json={"name": "Z"})
+async def test_update_group_requires_org_owner_or_site_admin(ro_api, ro_ids, viewer, status):
+    gid = (await group_ids(ro_api))["Featured"]
+    reply = await ro_api.put(f"/orgs/pub/pinned/groups/{gid}", as_=viewer, json={"name": "Z"})
     assert reply.status == status
 
 
-async def test_update_group_validation(api, ids):
-    gid = (await group_ids(api))["Featured"]
+async def test_update_group_validation(ro_api, ro_ids):
+    gid = (await group_ids(ro_api))["Featured"]
     for body, field in [
         ({"name": " "}, "name"),
         ({"name": "y" * 101}, "name"),
         ({"display_order": 2**31}, "display_order"),
         ({"collapsed": "yes"}, "collapsed"),
     ]:
-        reply = await api.put(f"/orgs/pub/pinned/groups/{gid}", as_="owner", json=body)
+        reply = await ro_api.put(f"/orgs/pub/pinned/groups/{gid}", as_="owner", json=body)
         assert reply.status == 422 and reply.json["errors"] == [field]
 
 
@@ -128,18 +132,18 @@ async def test_delete_group_204_and_its_pins_move_to_no_group(api, ids):
     assert open_pin["group_id"] == 0 and "group" not in open_pin
 
 
-async def test_delete_group_404_when_missing_or_of_another_organization(api, ids):
-    other = (await group_ids(api, "lim"))["Featured"]
-    assert (await api.delete(f"/orgs/pub/pinned/groups/{other}", as_="owner")).status == 404
-    assert (await api.delete("/orgs/pub/pinned/groups/424242", as_="owner")).status == 404
-    assert (await api.delete("/orgs/pub/pinned/groups/x", as_="owner")).status == 404
-    assert "Featured" in await group_ids(api, "lim")
+async def test_delete_group_404_when_missing_or_of_another_organization(ro_api, ro_ids):
+    other = (await group_ids(ro_api, "lim"))["Featured"]
+    assert (await ro_api.delete(f"/orgs/pub/pinned/groups/{other}", as_="owner")).status == 404
+    assert (await ro_api.delete("/orgs/pub/pinned/groups/424242", as_="owner")).status == 404
+    assert (await ro_api.delete("/orgs/pub/pinned/groups/x", as_="owner")).status == 404
+    assert "Featured" in await group_ids(ro_api, "lim")
 
 
 @pytest.mark.parametrize(
     ("viewer", "status"), [("anonymous", 401), ("stranger", 403), ("member", 403)]
 )
-async def test_delete_group_requires_org_owner_or_site_admin(api, ids, viewer, status):
-    gid = (await group_ids(api))["Featured"]
-    assert (await api.delete(f"/orgs/pub/pinned/groups/{gid}", as_=viewer)).status == status
-    assert "Featured" in await group_ids(api)
+async def test_delete_group_requires_org_owner_or_site_admin(ro_api, ro_ids, viewer, status):
+    gid = (await group_ids(ro_api))["Featured"]
+    assert (await ro_api.delete(f"/orgs/pub/pinned/groups/{gid}", as_=viewer)).status == status
+    assert "Featured" in await group_ids(ro_api)

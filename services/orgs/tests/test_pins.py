@@ -10,21 +10,21 @@ def names(reply):
     return [p["repo"]["name"] for p in reply.json]
 
 
-async def test_list_pins_ordered_by_display_order_then_id(api, ids):
-    reply = await api.get("/orgs/pub/pinned", as_="owner")
+async def test_list_pins_ordered_by_display_order_then_id(ro_api, ro_ids):
+    reply = await ro_api.get("/orgs/pub/pinned", as_="owner")
     assert reply.status == 200
     assert names(reply) == ["open", "secret", "loose"]
     first = reply.json[0]
-    assert first["repo_id"] == ids.repos[("pub", "open")]
+    assert first["repo_id"] == ro_ids.repos[("pub", "open")]
     assert first["group"]["name"] == "Featured" and first["group_id"] == first["group"]["id"]
     loose = reply.json[2]
     assert loose["group_id"] == 0 and "group" not in loose
 
 
-async def test_list_pins_of_unknown_org_is_404(api, ids):
-    assert (await api.get("/orgs/nobody/pinned")).status == 404
+async def test_list_pins_of_unknown_org_is_404(ro_api, ro_ids):
+    assert (await ro_api.get("/orgs/nobody/pinned")).status == 404
     # a user is not an organization
-    assert (await api.get("/orgs/olive/pinned")).status == 404
+    assert (await ro_api.get("/orgs/olive/pinned")).status == 404
 
 
 async def test_list_pins_leaves_out_entries_whose_repository_cannot_be_loaded(api, ids, db):
@@ -38,9 +38,9 @@ async def test_list_pins_leaves_out_entries_whose_repository_cannot_be_loaded(ap
     assert names(reply) == ["open", "secret"]
 
 
-async def test_embedded_repository_rendered_as_if_viewer_had_read_permission(api, ids):
+async def test_embedded_repository_rendered_as_if_viewer_had_read_permission(ro_api, ro_ids):
     for viewer in ("anonymous", "member", "owner", "admin"):
-        reply = await api.get("/orgs/pub/pinned", as_=viewer)
+        reply = await ro_api.get("/orgs/pub/pinned", as_=viewer)
         for pin in reply.json:
             assert pin["repo"]["permissions"] == {"admin": False, "push": False, "pull": True}
     repo = reply.json[0]["repo"]
@@ -93,15 +93,15 @@ async def test_pin_404_when_repo_name_names_no_repository_of_the_organization(ap
     assert reply.status == 201
 
 
-async def test_pin_422_repository_is_already_pinned(api, ids):
-    reply = await api.post("/orgs/pub/pinned", as_="owner", json={"repo_name": "open"})
+async def test_pin_422_repository_is_already_pinned(ro_api, ro_ids):
+    reply = await ro_api.post("/orgs/pub/pinned", as_="owner", json={"repo_name": "open"})
     assert reply.status == 422
     assert reply.json["message"] == "Repository is already pinned"
 
 
-async def test_pin_422_on_validation_failure(api, ids):
+async def test_pin_422_on_validation_failure(ro_api, ro_ids):
     for body in ({}, {"repo_name": ""}, {"repo_name": 5}, {"repo_name": "spare", "group_id": "1"}):
-        reply = await api.post("/orgs/pub/pinned", as_="owner", json=body)
+        reply = await ro_api.post("/orgs/pub/pinned", as_="owner", json=body)
         assert reply.status == 422, body
         assert reply.json["errors"]
 
@@ -109,8 +109,8 @@ async def test_pin_422_on_validation_failure(api, ids):
 @pytest.mark.parametrize(
     ("viewer", "status"), [("anonymous", 401), ("stranger", 403), ("member", 403)]
 )
-async def test_pin_write_requires_org_owner_or_site_admin(api, ids, viewer, status):
-    reply = await api.post("/orgs/pub/pinned", as_=viewer, json={"repo_name": "spare"})
+async def test_pin_write_requires_org_owner_or_site_admin(ro_api, ro_ids, viewer, status):
+    reply = await ro_api.post("/orgs/pub/pinned", as_=viewer, json={"repo_name": "spare"})
     assert reply.status == status
 
 
@@ -129,17 +129,17 @@ async def test_unpin_of_existing_but_unpinned_repository_is_204(api, ids):
     assert (await api.delete("/orgs/pub/pinned/spare", as_="owner")).status == 204
 
 
-async def test_unpin_404_when_repository_does_not_exist_in_the_organization(api, ids):
-    assert (await api.delete("/orgs/pub/pinned/nope", as_="owner")).status == 404
-    assert (await api.delete("/orgs/nobody/pinned/open", as_="owner")).status == 404
+async def test_unpin_404_when_repository_does_not_exist_in_the_organization(ro_api, ro_ids):
+    assert (await ro_api.delete("/orgs/pub/pinned/nope", as_="owner")).status == 404
+    assert (await ro_api.delete("/orgs/nobody/pinned/open", as_="owner")).status == 404
 
 
 @pytest.mark.parametrize(
     ("viewer", "status"), [("anonymous", 401), ("stranger", 403), ("member", 403)]
 )
-async def test_unpin_requires_org_owner_or_site_admin(api, ids, viewer, status):
-    assert (await api.delete("/orgs/pub/pinned/open", as_=viewer)).status == status
-    assert "open" in names(await api.get("/orgs/pub/pinned", as_="owner"))
+async def test_unpin_requires_org_owner_or_site_admin(ro_api, ro_ids, viewer, status):
+    assert (await ro_api.delete("/orgs/pub/pinned/open", as_=viewer)).status == status
+    assert "open" in names(await ro_api.get("/orgs/pub/pinned", as_="owner"))
 
 
 async def test_reorder_each_entry_sets_group_and_display_order(api, ids):
@@ -166,18 +166,18 @@ async def test_reorder_each_entry_sets_group_and_display_order(api, ids):
 
 
 async def test_reorder_entry_naming_a_repository_not_pinned_here_is_422_and_nothing_changes(
-    api, ids
+    ro_api, ro_ids
 ):
-    before = (await api.get("/orgs/pub/pinned", as_="owner")).json
-    for stray in (ids.repos[("pub", "spare")], ids.repos[("lim", "open")], 987_654):
+    before = (await ro_api.get("/orgs/pub/pinned", as_="owner")).json
+    for stray in (ro_ids.repos[("pub", "spare")], ro_ids.repos[("lim", "open")], 987_654):
         orders = [
-            {"repo_id": ids.repos[("pub", "loose")], "group_id": 0, "display_order": -5},
+            {"repo_id": ro_ids.repos[("pub", "loose")], "group_id": 0, "display_order": -5},
             {"repo_id": stray, "group_id": 0, "display_order": 1},
         ]
-        reply = await api.put("/orgs/pub/pinned/reorder", as_="owner", json={"orders": orders})
+        reply = await ro_api.put("/orgs/pub/pinned/reorder", as_="owner", json={"orders": orders})
         assert reply.status == 422
         assert reply.json["errors"] == ["orders[1].repo_id"]
-    assert (await api.get("/orgs/pub/pinned", as_="owner")).json == before
+    assert (await ro_api.get("/orgs/pub/pinned", as_="owner")).json == before
 
 
 async def test_reorder_entry_naming_a_group_of_another_org_is_422_and_nothing_changes(api, ids, db):
@@ -197,14 +197,14 @@ async def test_reorder_entry_naming_a_group_of_another_org_is_422_and_nothing_ch
 @pytest.mark.parametrize(
     ("viewer", "status"), [("anonymous", 401), ("stranger", 403), ("member", 403)]
 )
-async def test_reorder_requires_org_owner_or_site_admin(api, ids, viewer, status):
-    orders = [{"repo_id": ids.repos[("pub", "loose")], "group_id": 0, "display_order": 0}]
-    reply = await api.put("/orgs/pub/pinned/reorder", as_=viewer, json={"orders": orders})
+async def test_reorder_requires_org_owner_or_site_admin(ro_api, ro_ids, viewer, status):
+    orders = [{"repo_id": ro_ids.repos[("pub", "loose")], "group_id": 0, "display_order": 0}]
+    reply = await ro_api.put("/orgs/pub/pinned/reorder", as_=viewer, json={"orders": orders})
     assert reply.status == status
 
 
-async def test_reorder_validation(api, ids):
-    loose = ids.repos[("pub", "loose")]
+async def test_reorder_validation(ro_api, ro_ids):
+    loose = ro_ids.repos[("pub", "loose")]
     cases = [
         ({}, "orders"),
         ({"orders": {}}, "orders"),
@@ -216,6 +216,6 @@ async def test_reorder_validation(api, ids):
         ({"orders": [{"repo_id": loose}, {"repo_id": loose}]}, "orders[1].repo_id"),
     ]
     for body, field in cases:
-        reply = await api.put("/orgs/pub/pinned/reorder", as_="owner", json=body)
+        reply = await ro_api.put("/orgs/pub/pinned/reorder", as_="owner", json=body)
         assert reply.status == 422, body
         assert reply.json["errors"] == [field], body
