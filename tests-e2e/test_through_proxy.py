@@ -226,7 +226,6 @@ def test_internal_is_never_routed(stack: Stack, path: str) -> None:
         assert reply.status == 404, (method, path, reply.body)
 
 
-@pytest.mark.xfail(strict=False, reason="gateway's POST /internal/v1/events not written yet")
 def test_internal_events_exist_on_the_gateway_itself(stack: Stack) -> None:
     """Shows the 404 above is the proxy's doing: the gateway does serve the endpoint."""
     reply = stack.direct(
@@ -309,7 +308,6 @@ def test_asset_upload_over_one_mebibyte_streams_through_and_downloads_back(
     assert download.body == payload
 
 
-@pytest.mark.xfail(strict=False, reason="outbox relay and gateway event intake not committed yet")
 def test_published_release_reaches_the_plugin_through_relay_and_gateway(stack: Stack) -> None:
     """DESIGN §6 end to end: releases' outbox → signed POST to the gateway → OnEvent in
     event-recorder, whose recorded events a site admin reads through nginx and the gateway."""
