@@ -46,3 +46,23 @@ async def test_concurrent_reorders_each_apply_whole(api, ids):
         for p in (await api.get("/orgs/pub/pinned", as_="owner")).json
     }
     assert (pins[open_id], pins[loose_id]) in {(1, 2), (20, 10)}
+
+
+async def test_reorder_racing_a_group_delete_never_500(api, ids):
+    """A reorder into a group while that group is deleted: each answer is one the spec allows."""
+    open_id, loose_id = ids.repos[("pub", "open")], ids.repos[("pub", "loose")]
+    for attempt in range(5):
+        group = await api.post("/orgs/pub/pinned/groups", as_="owner", json={"name": f"G{attempt}"})
+        gid = group.json["id"]
+        orders = [
+            {"repo_id": loose_id, "group_id": gid, "display_order": 1},
+            {"repo_id": open_id, "group_id": gid, "display_order": 2},
+        ]
+        reorder, delete = await asyncio.gather(
+            api.put("/orgs/pub/pinned/reorder", as_="owner", json={"orders": orders}),
+            api.delete(f"/orgs/pub/pinned/groups/{gid}", as_="owner"),
+        )
+        assert delete.status == 204
+        assert reorder.status in (204, 422)
+        pins = (await api.get("/orgs/pub/pinned", as_="owner")).json
+        assert all(p["group_id"] != gid for p in pins)  # the group is gone, and so is its use

@@ -94,6 +94,10 @@ async def reorder(conn: Conn, org: Org, actor_id: int, orders: list[PinOrder]) -
     if not orders:
         return
     async with conn.transaction():
+        # Groups before pins, the order a group delete takes them in (group row, then its pins
+        # through the foreign key), so the two never wait on each other in a cycle.
+        wanted = {o.group_id for o in orders if o.group_id is not None}
+        found = await groups_db.existing_group_ids(conn, org.id, sorted(wanted))
         pinned = await pins_db.lock_pinned(conn, org.id, [o.repo_id for o in orders])
         for index, order in enumerate(orders):
             if order.repo_id not in pinned:
@@ -101,9 +105,6 @@ async def reorder(conn: Conn, org: Org, actor_id: int, orders: list[PinOrder]) -
                 raise Unprocessable(
                     f"{field} names a repository not pinned in this organization", field=field
                 )
-        wanted = {o.group_id for o in orders if o.group_id is not None}
-        found = await groups_db.existing_group_ids(conn, org.id, sorted(wanted))
-        for index, order in enumerate(orders):
             if order.group_id is not None and order.group_id not in found:
                 raise _no_group(f"orders[{index}].group_id")
         if await pins_db.apply_orders(conn, org.id, orders):
