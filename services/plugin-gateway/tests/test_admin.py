@@ -59,6 +59,7 @@ async def test_admin_listing_shows_state_versions_manifest_health_and_breaker(
     assert first["health"]["checked_at"].endswith("Z")
     assert first["breaker"]["state"] == "closed"
     assert first["timeouts"]["HealthCheck"] == 0.5
+    assert first["deliveries"] == {"pending": 0, "dead": 0}
 
     gone = listing["gone"]
     assert gone["state"] == "down" and gone["error"]

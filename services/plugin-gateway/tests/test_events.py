@@ -270,6 +270,8 @@ async def test_permanent_failure_is_a_dead_letter_at_once_and_can_be_redelivered
     [dead] = await response.json()
     assert dead["status"] == "dead" and "INVALID_ARGUMENT" in dead["last_error"]
     assert (await client.get("/api/v1/admin/plugins/strict/deliveries")).status == 401
+    listing = await (await client.get("/api/v1/admin/plugins", headers=ROOT)).json()
+    assert listing[0]["deliveries"] == {"pending": 0, "dead": 1}
     # The operator fixed the plugin and redelivers the dead letter.
     refuse = False
     response = await client.post(

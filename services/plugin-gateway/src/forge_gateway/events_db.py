@@ -201,3 +201,15 @@ async def redeliver(pool: asyncpg.Pool, plugin: str, delivery_id: int | None) ->
     if count:
         await pool.execute(f"NOTIFY {NOTIFY_CHANNEL}")
     return count
+
+
+async def open_counts(pool: asyncpg.Pool) -> dict[str, dict[str, int]]:
+    """Pending and dead deliveries per plugin (what an operator must watch)."""
+    rows = await pool.fetch(
+        """SELECT plugin, status, count(*) AS n FROM gateway.deliveries
+            WHERE status IN ('pending', 'dead') GROUP BY plugin, status"""
+    )
+    counts: dict[str, dict[str, int]] = {}
+    for row in rows:
+        counts.setdefault(row["plugin"], {})[row["status"]] = row["n"]
+    return counts

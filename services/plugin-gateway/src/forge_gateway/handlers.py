@@ -14,12 +14,12 @@ from forge_common.errors import (
     PermissionDenied,
     ServiceUnavailable,
 )
-from forge_common.keys import SETTINGS
+from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.middleware import REQUEST_ID
 from forge_common.render import json_response
 from plugin.v1 import plugin_pb2
 
-from . import proxy
+from . import events_db, proxy
 from .client import PluginCallError, PluginDeadline, PluginUnavailable
 from .errors import BadGateway, GatewayTimeout
 from .keys import PLUGIN_MANAGER
@@ -99,7 +99,17 @@ async def admin_plugins(request: web.Request) -> web.Response:
         raise AuthTokenMissing()
     if not viewer.is_admin:
         raise PermissionDenied("Only site administrators can list plugins")
-    return json_response([plugin_status(p) for p in request.app[PLUGIN_MANAGER]])
+    counts = await events_db.open_counts(request.app[DB_POOL])
+    return json_response(
+        [
+            {**plugin_status(p), "deliveries": _counts(counts.get(p.name, {}))}
+            for p in request.app[PLUGIN_MANAGER]
+        ]
+    )
+
+
+def _counts(found: dict[str, int]) -> dict[str, int]:
+    return {"pending": found.get("pending", 0), "dead": found.get("dead", 0)}
 
 
 def _plugin(request: web.Request) -> ManagedPlugin:
