@@ -145,6 +145,9 @@ async def test_bad_asset_names_are_422(client: Client, db: Any, settings: Settin
     assert resp.status == 422  # no name at all
     assert await outbox(db) == before
     assert len(stored_files(settings.storage_path)) == 1  # only the world's file
+    for name in ["%FF.zip", "%ED%A0%80.zip"]:  # not UTF-8, a lone surrogate: never a 500
+        resp = await upload(client, rid, name, b"data")
+        assert resp.status in (201, 422), name
 
 
 async def test_duplicate_name_is_409_and_leaves_nothing(
@@ -301,3 +304,36 @@ async def test_delete_unknown_asset_is_404_and_emits_nothing(client: Client, db:
         assert resp.status == 404
         assert (await resp.json())["error"]["code"] == "AssetNotFound"
     assert await outbox(db) == events
+
+
+async def test_storage_failure_is_503_and_leaves_nothing(
+    client: Client, db: Any, settings: Settings
+) -> None:
+    """A disk that refuses the file: no asset, no event, no temporary file, and not a 500."""
+    rid = await new_release(client)
+    events = await outbox(db)
+    sha_dir = settings.storage_path / "sha256"
+    moved = settings.storage_path / "sha256.away"
+    sha_dir.rename(moved)
+    sha_dir.write_bytes(b"not a folder")  # moving the file into place fails
+    try:
+        resp = await upload(client, rid, "a.zip", b"bytes")
+        assert resp.status == 503
+        assert (await resp.json())["error"]["code"] == "ServiceUnavailable"
+    finally:
+        sha_dir.unlink()
+        moved.rename(sha_dir)
+    assert list((settings.storage_path / "incoming").iterdir()) == []
+    assert await db.fetchval("SELECT count(*) FROM releases.assets WHERE name = 'a.zip'") == 0
+    assert await outbox(db) == events
+    assert (await upload(client, rid, "a.zip", b"bytes")).status == 201
+
+
+async def test_archived_repository_refuses_upload_before_reading_it(
+    client: Client, db: Any
+) -> None:
+    rid = await new_release(client)
+    await db.execute("UPDATE core.repositories SET archived = true WHERE name = 'pub'")
+    resp = await upload(client, rid, "a.zip", b"bytes")
+    assert resp.status == 403
+    assert "archived" in (await resp.json())["error"]["message"]

@@ -54,6 +54,16 @@ async def _context(conn: Conn, ref: RepoRef, actor_id: int) -> events.Context:
     return events.Context(ref, facts.org_id, actor_id)
 
 
+async def check_writable(app: web.Application, ref: RepoRef) -> None:
+    """Refuse early what the write's own transaction would refuse (an archived repository), so
+    an upload is not streamed in full for nothing."""
+    facts = await publish_db.repo_facts(app[DB_POOL], ref.repo_id)
+    if facts is None:
+        raise RepoNotFound()
+    if facts.archived:
+        raise PermissionDenied("Repository is archived")
+
+
 async def _locked_release(conn: Conn, ref: RepoRef, release_id: int) -> Release:
     release = await publish_db.lock_release(conn, ref.repo_id, release_id)
     if release is None:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     import asyncpg
 
     Conn = asyncpg.Connection[Any]
+    Queryable = asyncpg.Connection[Any] | asyncpg.Pool
 
 _RETURNING_ASSET = (
     "RETURNING id, release_id, name, size, content_type, sha256, uuid::text AS uuid, "
@@ -59,7 +60,7 @@ class NewAsset:
     uploader_id: int
 
 
-async def repo_facts(conn: Conn, repo_id: int) -> RepoFacts | None:
+async def repo_facts(conn: Queryable, repo_id: int) -> RepoFacts | None:
     row = await conn.fetchrow(
         """SELECT CASE WHEN o.kind = 'org' THEN o.id END AS org_id, r.archived
              FROM core.repositories r JOIN core.accounts o ON o.id = r.owner_id

@@ -13,12 +13,19 @@ AuthTokenMissing, and signed-in callers without write access (admin for deleting
 
 from __future__ import annotations
 
+import logging
+
 from aiohttp import web
 from aiohttp.http_exceptions import BadHttpMessage
 from forge_common.access import Access
 from forge_common.auth import Viewer, viewer_of
 from forge_common.body import read_json_object
-from forge_common.errors import AuthTokenMissing, InvalidInput, PermissionDenied
+from forge_common.errors import (
+    AuthTokenMissing,
+    InvalidInput,
+    PermissionDenied,
+    ServiceUnavailable,
+)
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.render import json_response
 
@@ -31,6 +38,8 @@ from .publish_input import asset_name, new_release
 from .resolve import resolve
 from .uploads import check_declared_length, content_type_of, open_upload, receive
 from .urls import api_releases_url
+
+log = logging.getLogger(__name__)
 
 _NO_STORE = {"Cache-Control": "no-store"}
 
@@ -102,23 +111,30 @@ async def upload_asset(request: web.Request) -> web.Response:
     release = await db.release_by_id(request.app[DB_POOL], ref.repo_id, release_id)
     if release is None:
         raise ReleaseNotFound()
+    await publish.check_writable(request.app, ref)  # before streaming, not only after
     upload = await open_upload(request)
     name = asset_name(request.query.get("name", upload.filename))
     if any(asset.name == name for asset in release.assets):
         raise publish.duplicate_asset(name)
     try:
         writer = await receive(upload, request.app[STORAGE], limit)
+        release, asset, blob = await publish.attach_asset(
+            request.app,
+            ref,
+            viewer.id,
+            release.id,
+            name,
+            content_type_of(upload.declared_type, name),
+            writer,
+        )
     except BadHttpMessage:
         raise InvalidInput("Malformed request body") from None
-    release, asset, blob = await publish.attach_asset(
-        request.app,
-        ref,
-        viewer.id,
-        release.id,
-        name,
-        content_type_of(upload.declared_type, name),
-        writer,
-    )
+    except ConnectionResetError:
+        raise  # the client went away: nobody to answer
+    except OSError:
+        # a full or failing disk: nothing was recorded, and the client may retry later
+        log.exception("storing an upload for %s/%s failed", ref.owner, ref.name)
+        raise ServiceUnavailable("The file could not be stored; try again later") from None
     app_url = request.app[SETTINGS].app_url
     data = render.attachment(app_url, ref, release.tag, asset, request.app[DOWNLOAD_COUNTER])
     # beyond the read side's attachment: the digest, so a publisher can skip identical files
