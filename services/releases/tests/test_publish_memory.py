@@ -88,9 +88,20 @@ async def test_64_mib_upload_keeps_server_peak_rss_growth_small(
             ) as resp:
                 body = await resp.json()
             growth = vm_hwm(proc.pid) - before
-        assert resp.status == 201 and body["sha256"] == sha.hexdigest()
+            assert resp.status == 201 and body["sha256"] == sha.hexdigest()
+            # the same through multipart/form-data
+            form_sha = hashlib.sha256()
+            form = aiohttp.MultipartWriter("form-data")
+            part = form.append_payload(aiohttp.payload.AsyncIterablePayload(blocks(form_sha)))
+            part.set_content_disposition("form-data", name="attachment", filename="form.bin")
+            async with http.post(assets, data=form, headers=headers) as resp:
+                form_body = await resp.json()
+            form_growth = vm_hwm(proc.pid) - before
+            assert resp.status == 201 and form_body["sha256"] == form_sha.hexdigest()
         print(f"server peak RSS growth for a 64 MiB upload: {growth / MIB:.1f} MiB")
+        print(f"... and after a 64 MiB multipart upload: {form_growth / MIB:.1f} MiB")
         assert growth < ALLOWED_GROWTH
+        assert form_growth < ALLOWED_GROWTH
     finally:
         proc.terminate()
         await proc.wait()
