@@ -204,10 +204,48 @@ def stack(
     yield from start_stack(e2e_database, world, tmp_path_factory.mktemp("e2e"))
 
 
-def start_stack(database_url: str, world: Mapping[str, Any], workdir: Path) -> Iterator[Stack]:
-    """Load `world`, start the plugin, the three services and nginx; yield; stop them all."""
+@contextlib.contextmanager
+def running_nginx(port: int, upstreams: Mapping[str, int], logs: Path) -> Iterator[Process]:
+    """nginx as a plain process from deploy/nginx, in front of `upstreams` (name -> port)."""
     nginx = find_nginx()
     if nginx is None:
+        pytest.skip("nginx is not installed (make deploy-tools installs it as root)")
+    # nginx runs its workers as `nobody` when started as root: the prefix must be traversable.
+    prefix = Path(tempfile.mkdtemp(prefix="forge-e2e-nginx-"))
+    prefix.chmod(0o755)
+    load_renderer().write_prefix(
+        prefix,
+        {
+            "NGINX_LISTEN": f"127.0.0.1:{port}",
+            "RELEASES_UPSTREAM": f"127.0.0.1:{upstreams['releases']}",
+            "ORGS_UPSTREAM": f"127.0.0.1:{upstreams['orgs']}",
+            "GATEWAY_UPSTREAM": f"127.0.0.1:{upstreams['gateway']}",
+        },
+    )
+    argv = [nginx, "-p", f"{prefix}/", "-e", "logs/error.log", "-c", "nginx.conf"]
+    process = _start("nginx", [*argv, "-g", "daemon off;"], {}, logs)
+    try:
+        _wait_until(process, _http_ok(port, "/", (404,)), "answering")
+        yield process
+    finally:
+        process.stop()
+        with contextlib.suppress(OSError):
+            shutil.copy(prefix / "logs" / "error.log", logs / "nginx-error.log")
+        shutil.rmtree(prefix, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def lone_proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """nginx alone: its upstream ports are free ones nothing listens on."""
+    port = free_port()
+    dead = {name: free_port() for name in ("releases", "orgs", "gateway")}
+    with running_nginx(port, dead, tmp_path_factory.mktemp("lone-proxy")) as process:
+        yield Stack(f"http://127.0.0.1:{port}/", port, dead, [process])
+
+
+def start_stack(database_url: str, world: Mapping[str, Any], workdir: Path) -> Iterator[Stack]:
+    """Load `world`, start the plugin, the three services and nginx; yield; stop them all."""
+    if find_nginx() is None:
         pytest.skip("nginx is not installed (make deploy-tools installs it as root)")
     logs = workdir / "logs"
     logs.mkdir(parents=True)
@@ -217,19 +255,8 @@ def start_stack(database_url: str, world: Mapping[str, Any], workdir: Path) -> I
     stack = Stack(base_url, nginx_port, ports)
     forge = [sys.executable, "-m", "forge_common.cli"]
     plugins_file = workdir / "plugins.json"
-    plugins_file.write_text(
-        json.dumps(
-            {
-                "plugins": [
-                    {
-                        "name": "event-recorder",
-                        "address": f"127.0.0.1:{ports['plugin']}",
-                        "enabled": True,
-                    }
-                ]
-            }
-        )
-    )
+    plugin_entry = {"name": "event-recorder", "address": f"127.0.0.1:{ports['plugin']}"}
+    plugins_file.write_text(json.dumps({"plugins": [{**plugin_entry, "enabled": True}]}))
     env = {
         **os.environ,
         "DATABASE_URL": database_url,
@@ -250,13 +277,10 @@ def start_stack(database_url: str, world: Mapping[str, Any], workdir: Path) -> I
     )
     assert loaded.returncode == 0, f"forge load failed:\n{loaded.stdout}\n{loaded.stderr}"
 
-    # nginx runs its workers as `nobody` when started as root: the prefix must be traversable.
-    prefix = Path(tempfile.mkdtemp(prefix="forge-e2e-nginx-"))
-    prefix.chmod(0o755)
     try:
         plugin = _start(
             "event-recorder",
-            [sys.executable, "-m", "event_recorder", "--address", f"127.0.0.1:{ports['plugin']}"],
+            [sys.executable, "-m", "event_recorder", "--address", plugin_entry["address"]],
             env,
             logs,
         )
@@ -269,38 +293,9 @@ def start_stack(database_url: str, world: Mapping[str, Any], workdir: Path) -> I
             )
         for process in stack.processes[1:]:
             _wait_until(process, _http_ok(ports[process.name], "/readyz"), "/readyz")
-
-        load_renderer().write_prefix(
-            prefix,
-            {
-                "NGINX_LISTEN": f"127.0.0.1:{nginx_port}",
-                "RELEASES_UPSTREAM": f"127.0.0.1:{ports['releases']}",
-                "ORGS_UPSTREAM": f"127.0.0.1:{ports['orgs']}",
-                "GATEWAY_UPSTREAM": f"127.0.0.1:{ports['gateway']}",
-            },
-        )
-        proxy = _start(
-            "nginx",
-            [
-                nginx,
-                "-p",
-                f"{prefix}/",
-                "-e",
-                "logs/error.log",
-                "-c",
-                "nginx.conf",
-                "-g",
-                "daemon off;",
-            ],
-            env,
-            logs,
-        )
-        stack.processes.append(proxy)
-        _wait_until(proxy, _http_ok(nginx_port, "/", (404,)), "answering")
-        yield stack
+        with running_nginx(nginx_port, ports, logs) as proxy:
+            stack.processes.append(proxy)
+            yield stack
     finally:
         for process in reversed(stack.processes):
             process.stop()
-        with contextlib.suppress(OSError):
-            shutil.copy(prefix / "logs" / "error.log", logs / "nginx-error.log")
-        shutil.rmtree(prefix, ignore_errors=True)
