@@ -95,7 +95,7 @@ async def ids(load: Any) -> Any:
 @pytest.fixture
 async def api(aiohttp_client: Any, settings: Any) -> Api:
     client = await aiohttp_client(create_app(settings))
-    return Api(client)
+    return Api(client, TOKENS)
 
 
 _shared = itertools.count()
@@ -140,15 +140,7 @@ def shared_world(
 @pytest.fixture
 async def ro_api(aiohttp_client: Any, shared_world: tuple[Settings, WorldIds]) -> Api:
     """A client on the module's shared world: for tests that change nothing."""
-    return Api(await aiohttp_client(create_app(shared_world[0])))
-
-
-def token(role: str) -> str | None:
-    return TOKENS.get(role)
-
-
-def outbox_types(rows: list[Mapping[str, Any]]) -> list[str]:
-    return [row["type"] for row in rows]
+    return Api(await aiohttp_client(create_app(shared_world[0])), TOKENS)
 
 
 @pytest.fixture

@@ -36,8 +36,9 @@ def _pattern(template: str) -> re.Pattern[str]:
 
 
 class Api:
-    def __init__(self, client: TestClient[Any, Any]) -> None:
+    def __init__(self, client: TestClient[Any, Any], tokens: dict[str, str]) -> None:
         self.client = client
+        self.tokens = tokens  # role → token, for `as_=role`
         self.doc: dict[str, Any] | None = None
         self.checked: set[tuple[str, str, str]] = set()  # (method, template, status)
 
@@ -70,10 +71,8 @@ class Api:
         data: bytes | None = None,
         headers: dict[str, str] | None = None,
     ) -> Reply:
-        from .conftest import token
-
         all_headers = dict(headers or {})
-        secret = token(as_) if as_ else None
+        secret = self.tokens.get(as_) if as_ else None
         if secret:
             all_headers["Authorization"] = f"token {secret}"
         body = data if data is not None else (orjson.dumps(json) if json is not None else None)

@@ -11,6 +11,7 @@ import pytest
 from forge_common.keys import DB_POOL
 from forge_orgs.app import create_app
 
+from .conftest import TOKENS
 from .openapi_check import Api
 
 BIG_ORG_SQL = (Path(__file__).parent / "big_org.sql").read_text()
@@ -42,7 +43,7 @@ async def counting_client(aiohttp_client, settings) -> tuple[Api, QueryCounter]:
     for conn in held:
         conn.add_query_logger(counter)
     await asyncio.gather(*(pool.release(conn) for conn in held))
-    api = Api(client)
+    api = Api(client, TOKENS)
     await api.document()  # fetched once by the checking client; not part of what we count
     counter.queries.clear()
     counter.resets = 0
@@ -93,7 +94,7 @@ async def test_overview_runs_a_fixed_number_of_queries_whatever_the_counts(
 
 
 async def test_big_org_overview_figures(aiohttp_client, settings, big):
-    api = Api(await aiohttp_client(create_app(settings)))
+    api = Api(await aiohttp_client(create_app(settings)), TOKENS)
     owner = (
         await api.get("/orgs/big/overview", headers={"Authorization": "token big-owner-token"})
     ).json
