@@ -122,7 +122,7 @@ class FakePlugin:
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    async def start(self, port: int = 0) -> int:
+    async def start(self, port: int = 0, credentials: grpc.ServerCredentials | None = None) -> int:
         server = grpc.aio.server(
             options=[
                 ("grpc.so_reuseport", 0),
@@ -137,7 +137,11 @@ class FakePlugin:
         for rpc, (request_type, _response_type, fn) in self.extra.items():
             handlers[rpc] = self._handler(rpc, request_type, fn)
         server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(SERVICE, handlers)])
-        self.port = server.add_insecure_port(f"127.0.0.1:{port}")
+        address = f"127.0.0.1:{port}"
+        if credentials is None:
+            self.port = server.add_insecure_port(address)
+        else:
+            self.port = server.add_secure_port(address, credentials)
         await server.start()
         self.server = server
         return self.port
