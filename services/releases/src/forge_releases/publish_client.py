@@ -149,15 +149,19 @@ class Publisher:
                 return found
         raise self.fail(status, data, "creating the release")
 
-    async def remote_sha256(self, name: str) -> str | None:
+    async def remote_sha256(self, name: str) -> str:
+        """The SHA-256 of an existing asset: the download's ETag (a HEAD, no bytes sent)."""
         url = (
             f"{self.req.base_url}{_segment(self.req.owner)}/{_segment(self.req.repo)}"
             f"/releases/download/{_segment(self.req.tag)}/{_segment(name)}"
         )
         async with self.session.head(URL(url, encoded=True), headers=self.headers) as resp:
-            if resp.status != 200:
-                return None
-            return resp.headers.get("ETag", "").strip('"') or None
+            etag = resp.headers.get("ETag", "").removeprefix("W/").strip('"')
+            if resp.status != 200 or len(etag) != 64:
+                raise PublishError(
+                    f"cannot read the SHA-256 of the existing asset {name} (HTTP {resp.status})"
+                )
+            return etag
 
     async def plan(self, release: dict[str, Any]) -> list[Path]:
         """The files to upload; raises when a file differs from the asset of the same name."""
@@ -223,7 +227,13 @@ class Publisher:
         self.out.write(f"published release {self.req.tag}\n")
 
     async def run(self) -> None:
-        release = await self.find_release() or await self.create_release()
+        release = await self.find_release()
+        if release is None:
+            release = await self.create_release()
+        elif self.req.title is not None or self.req.notes is not None:
+            self.out.write(
+                f"release {self.req.tag} exists: its title and notes are left as they are\n"
+            )
         for path in await self.plan(release):
             await self.upload(release, path)
         if release["draft"] and not self.req.draft:
