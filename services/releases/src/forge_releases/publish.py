@@ -26,7 +26,7 @@ from . import publish_events as events
 from .errors import AssetNotFound, ReleaseNotFound, RepoNotFound
 from .keys import RELEASE_CACHE, STORAGE
 from .models import Asset, Release, RepoRef
-from .publish_db import NewAsset, ReleaseFields
+from .publish_db import NewAsset, ReleaseFields, RepoFacts
 from .publish_input import edit_release
 from .storage import Blob, BlobWriter
 
@@ -45,23 +45,23 @@ async def _transaction(app: web.Application) -> AsyncIterator[Conn]:
         yield cast(Conn, proxy)
 
 
-async def _context(conn: Conn, ref: RepoRef, actor_id: int) -> events.Context:
-    facts = await publish_db.repo_facts(conn, ref.repo_id)
+def _writable(facts: RepoFacts | None) -> RepoFacts:
     if facts is None:  # deleted since it was resolved
         raise RepoNotFound()
     if facts.archived:
         raise PermissionDenied("Repository is archived")
+    return facts
+
+
+async def _context(conn: Conn, ref: RepoRef, actor_id: int) -> events.Context:
+    facts = _writable(await publish_db.repo_facts(conn, ref.repo_id))
     return events.Context(ref, facts.org_id, actor_id)
 
 
 async def check_writable(app: web.Application, ref: RepoRef) -> None:
     """Refuse early what the write's own transaction would refuse (an archived repository), so
     an upload is not streamed in full for nothing."""
-    facts = await publish_db.repo_facts(app[DB_POOL], ref.repo_id)
-    if facts is None:
-        raise RepoNotFound()
-    if facts.archived:
-        raise PermissionDenied("Repository is archived")
+    _writable(await publish_db.repo_facts(app[DB_POOL], ref.repo_id))
 
 
 async def _locked_release(conn: Conn, ref: RepoRef, release_id: int) -> Release:
