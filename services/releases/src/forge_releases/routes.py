@@ -12,10 +12,11 @@ API = "/api/v2/repos/{owner}/{repo}/releases"
 def add_routes(app: web.Application) -> None:
     app.router.add_routes(
         [
+            # the update check first: the router tries routes in order, and it is the hot path
+            web.get(f"{API}/update", handlers.update_check),
             web.get("/api/v2/openapi.json", openapi.document),
             web.get(API, handlers.list_releases),
             # literal suffixes before {tag}: `update` and `latest` are not tags here
-            web.get(f"{API}/update", handlers.update_check),
             web.get(f"{API}/latest", handlers.latest_release),
             web.get(f"{API}/{{tag}}", handlers.get_release),
             web.get("/{owner}/{repo}/releases/download/{tag}/{name}", downloads.download),
