@@ -39,9 +39,8 @@ class OrgView:
         return self.role == "owner" or (self.viewer is not None and self.viewer.is_admin)
 
     @property
-    def sees_everything(self) -> bool:
-        """Members and site admins see the full member and team counts."""
-        return self.is_member or (self.viewer is not None and self.viewer.is_admin)
+    def is_owner(self) -> bool:
+        return self.role == "owner"
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from aiohttp import web
+from forge_common.auth import viewer_of
 
+from .caching import cached_json
 from .options import MAX_GROUP_NAME
 
 JSON = dict[str, Any]
@@ -88,7 +90,7 @@ SCHEMAS: JSON = {
         {
             "member_count": {
                 **_INT64,
-                "description": "all members for members and site admins, else public members",
+                "description": "all members for members, else public members",
             },
             "repo_count": {**_INT64, "description": "repositories the viewer can read"},
             "public_repo_count": _INT64,
@@ -309,4 +311,4 @@ def document() -> JSON:
 
 
 async def serve(request: web.Request) -> web.Response:
-    return web.json_response(document())
+    return cached_json(request, viewer_of(request), document())

@@ -49,7 +49,7 @@ async def filter_for_viewer(
     stats: Stats | None = None,
 ) -> Visible:
     """Pins whose repository the viewer can read, the groups holding one of them (all groups for
-    those who manage them), and how many of the organization's repositories the viewer can read
+    organization owners), and how many of the organization's repositories the viewer can read
     (when `stats` is given)."""
     public_ok = _org_wide(view, private=False) >= Access.READ
     private_ok = _org_wide(view, private=True) >= Access.READ
@@ -68,7 +68,7 @@ async def filter_for_viewer(
         return private_ok if private else public_ok
 
     visible_pins = [p for p in pins if readable(p.repo_id, p.repo.private)]
-    if view.can_manage:
+    if view.is_owner:  # DESIGN §5: groups without a visible pin are left out for non-owners
         visible_groups = list(groups)
     else:
         used = {p.group_id for p in visible_pins}

@@ -89,11 +89,12 @@ def public_member(base: str, m: Member) -> JSON:
     return {"user": user(base, m.id, m.login, m.full_name), "role": m.role}
 
 
-def stats(s: Stats, readable_repo_count: int, *, sees_everything: bool) -> JSON:
-    """Counts a viewer may learn: outsiders see public members only and no teams (DESIGN §5)."""
+def stats(s: Stats, readable_repo_count: int, *, is_member: bool) -> JSON:
+    """Counts a viewer may learn: non-members (site admins too) see public members only and no
+    teams (DESIGN §5)."""
     return {
-        "member_count": s.member_count if sees_everything else s.public_member_count,
+        "member_count": s.member_count if is_member else s.public_member_count,
         "repo_count": readable_repo_count,
         "public_repo_count": s.public_repo_count,
-        "team_count": s.team_count if sees_everything else 0,
+        "team_count": s.team_count if is_member else 0,
     }

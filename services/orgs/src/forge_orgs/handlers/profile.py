@@ -43,9 +43,7 @@ async def overview(request: web.Request) -> web.Response:
         "pinned_groups": [wire.group(g) for g in visible.groups],
         "public_members": [wire.public_member(base, m) for m in data.members],
         "total_members": data.stats.public_member_count,
-        "stats": wire.stats(
-            data.stats, visible.readable_repo_count, sees_everything=view.sees_everything
-        ),
+        "stats": wire.stats(data.stats, visible.readable_repo_count, is_member=view.is_member),
     }
     return cached_json(request, viewer, body)
 
