@@ -20,6 +20,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 from forge_common.config import Settings
 from forge_releases.app import create_app
+from forge_releases.uploads import UPLOAD_IDLE_TIMEOUT
 
 from .publish_support import api, auth, outbox, publish_world, stored_files
 
@@ -337,3 +338,54 @@ async def test_archived_repository_refuses_upload_before_reading_it(
     resp = await upload(client, rid, "a.zip", b"bytes")
     assert resp.status == 403
     assert "archived" in (await resp.json())["error"]["message"]
+
+
+async def test_stalled_upload_is_given_up_with_nothing_left(
+    settings: Settings, aiohttp_client: Any, load: Any, db: Any
+) -> None:
+    """A client that stops sending mid-body: 408 after the idle timeout, no file, no asset."""
+    await load(publish_world())
+    app = create_app(settings)
+    app[UPLOAD_IDLE_TIMEOUT] = 0.3
+    client: Client = await aiohttp_client(app)
+    rid = await new_release(client)
+    host, port = client.server.host, client.server.port
+    reader, writer = await asyncio.open_connection(host, port)
+    writer.write(
+        (
+            f"POST {assets_url(rid, 'slow.zip')} HTTP/1.1\r\nHost: {host}\r\n"
+            "Authorization: token writer-token\r\nContent-Length: 1000\r\n\r\n"
+        ).encode()
+        + b"s" * 10
+    )
+    await writer.drain()
+    head = await asyncio.wait_for(reader.readline(), 10)
+    writer.close()
+    assert b" 408 " in head
+    assert list((settings.storage_path / "incoming").iterdir()) == []
+    assert await db.fetchval("SELECT count(*) FROM releases.assets WHERE name = 'slow.zip'") == 0
+
+
+async def test_database_error_while_recording_leaves_no_file(
+    client: Client, db: Any, settings: Settings
+) -> None:
+    """The insert fails after the file was moved into place: the file is removed again."""
+    rid = await new_release(client)
+    events = await outbox(db)
+    await db.execute(
+        """CREATE FUNCTION releases.test_fail() RETURNS trigger LANGUAGE plpgsql AS $$
+           BEGIN RAISE EXCEPTION 'disk on fire'; END $$;
+           CREATE TRIGGER test_fail BEFORE INSERT ON releases.assets
+               FOR EACH ROW WHEN (NEW.name = 'fail.zip') EXECUTE FUNCTION releases.test_fail();"""
+    )
+    resp = await upload(client, rid, "fail.zip", b"doomed bytes")
+    assert resp.status == 500
+    assert (await resp.json())["error"]["message"] == "Internal server error"  # no internals
+    doomed = hashlib.sha256(b"doomed bytes").hexdigest()
+    assert doomed not in {p.name for p in stored_files(settings.storage_path)}
+    assert list((settings.storage_path / "incoming").iterdir()) == []
+    assert await outbox(db) == events
+    # identical bytes already referenced by another asset are kept
+    assert (await upload(client, rid, "kept.zip", b"doomed bytes")).status == 201
+    assert (await upload(client, rid, "fail.zip", b"doomed bytes")).status == 500
+    assert doomed in {p.name for p in stored_files(settings.storage_path)}

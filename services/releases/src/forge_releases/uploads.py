@@ -19,11 +19,15 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from aiohttp import BodyPartReader, MultipartReader, web
-from forge_common.errors import InvalidInput, PayloadTooLarge, Unprocessable
+from forge_common.errors import ApiError, InvalidInput, PayloadTooLarge, Unprocessable
 
 from .storage import BlobWriter, Storage
 
 READ_SIZE = 256 * 1024
+# A client that sends nothing for this long is given up on, so a stalled upload does not keep
+# its connection and temporary file forever (aiohttp has no read timeout of its own).
+IDLE_TIMEOUT = 120.0
+UPLOAD_IDLE_TIMEOUT = web.AppKey("releases_upload_idle_timeout", float)  # tests shorten it
 WRITE_SIZE = 1024 * 1024
 # Boundaries and part headers around the file in a multipart body.
 MULTIPART_OVERHEAD = 64 * 1024
@@ -35,6 +39,14 @@ _UNINFORMATIVE = {
     "application/x-www-form-urlencoded",
     "multipart/form-data",
 }
+
+
+class UploadStalled(ApiError):
+    status = 408
+    code = "RequestTimeout"
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"No upload data received for {seconds:g} seconds")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,13 +74,32 @@ def check_declared_length(request: web.Request, limit: int) -> None:
         raise PayloadTooLarge(f"Asset larger than the upload limit of {limit} bytes")
 
 
+def _idle_timeout(request: web.Request) -> float:
+    return request.app.get(UPLOAD_IDLE_TIMEOUT, IDLE_TIMEOUT)
+
+
 async def _raw_chunks(request: web.Request) -> AsyncIterator[bytes]:
-    while chunk := await request.content.read(READ_SIZE):
+    idle = _idle_timeout(request)
+    while True:
+        try:
+            async with asyncio.timeout(idle):
+                chunk = await request.content.read(READ_SIZE)
+        except TimeoutError:
+            raise UploadStalled(idle) from None
+        if not chunk:
+            return
         yield chunk
 
 
-async def _part_chunks(part: BodyPartReader) -> AsyncIterator[bytes]:
-    while chunk := await part.read_chunk(READ_SIZE):
+async def _part_chunks(part: BodyPartReader, idle: float) -> AsyncIterator[bytes]:
+    while True:
+        try:
+            async with asyncio.timeout(idle):
+                chunk = await part.read_chunk(READ_SIZE)
+        except TimeoutError:
+            raise UploadStalled(idle) from None
+        if not chunk:
+            return
         yield chunk
 
 
@@ -87,7 +118,7 @@ async def open_upload(request: web.Request) -> Upload:
                 raise Unprocessable("Nested multipart bodies are not supported", field="attachment")
             if part.filename is not None:
                 declared = part.headers.get("Content-Type", "")
-                return Upload(part.filename, declared, _part_chunks(part))
+                return Upload(part.filename, declared, _part_chunks(part, _idle_timeout(request)))
             await part.release()  # a plain form field: skip it
     except (ValueError, AssertionError, RuntimeError):
         # aiohttp's multipart reader raises these for a malformed form
