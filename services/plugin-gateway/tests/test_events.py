@@ -280,10 +280,18 @@ async def test_permanent_failure_is_a_dead_letter_at_once_and_can_be_redelivered
     assert response.status == 202
     await _until(db, [("strict", "delivered", 1)])
     assert fake.calls["OnEvent"] == 2
+    # A delivered event can be replayed; the plugin sees the same event id again.
     response = await client.post(
         f"/api/v1/admin/plugins/strict/deliveries/{dead['id']}/redeliver", headers=ROOT
     )
-    assert response.status == 404  # delivered: nothing to redeliver
+    assert response.status == 202
+    await helpers.eventually(lambda: fake.calls["OnEvent"] == 3, what="the replay")
+    assert len(set(fake.event_ids())) == 1
+    for missing in ("999999", "abc", "1" * 30):
+        response = await client.post(
+            f"/api/v1/admin/plugins/strict/deliveries/{missing}/redeliver", headers=ROOT
+        )
+        assert response.status == 404
 
 
 async def test_missing_on_event_is_permanent_and_exhausted_retries_are_dead(
@@ -397,6 +405,28 @@ async def test_a_crashed_workers_lease_expires_and_another_worker_delivers(
     # The crashed worker's late outcome is ignored: the delivery is not its own any more.
     assert not await events_db.finish(pool, claimed, "crashed-worker", outcome="dead")
     assert await statuses(db) == [("lease", "delivered", 2)]
+
+
+async def test_finished_events_are_pruned_after_retention_but_dead_and_pending_stay(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    client = await fresh([])
+    await client.app[DELIVERY_WORKER].stop()
+    delivered, dead, pending = envelope(), envelope(), envelope()
+    await post_events(client, [delivered, dead, pending])
+    for event, status in ((delivered, "delivered"), (dead, "dead"), (pending, "pending")):
+        await db.execute(
+            "INSERT INTO gateway.deliveries (event_id, plugin, status) VALUES ($1, 'p', $2)",
+            uuid.UUID(event["id"]),
+            status,
+        )
+    await db.execute("UPDATE gateway.events SET received_at = now() - interval '8 days'")
+    fresh_event = envelope()
+    await post_events(client, [fresh_event])
+    pool = client.app[DELIVERY_WORKER].pool
+    assert await events_db.prune(pool, older_than_days=7) == 1
+    kept = {r["id"] for r in await db.fetch("SELECT id::text FROM gateway.events")}
+    assert kept == {dead["id"], pending["id"], fresh_event["id"]}
 
 
 # Helpers -----------------------------------------------------------------------------------

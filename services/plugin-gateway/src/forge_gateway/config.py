@@ -116,6 +116,8 @@ class DeliveryOptions:
     lease_margin: float = 30.0  # a lease lasts the OnEvent deadline plus this
     released_delay: float = 1.0  # when a claimed delivery's plugin turned out unavailable
     max_batch: int = 500  # events in one ingest request
+    retention_days: float = 7.0  # finished events are pruned after this
+    prune_interval: float = 3600.0
 
 
 @dataclass(frozen=True, slots=True)

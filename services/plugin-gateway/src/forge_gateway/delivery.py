@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import random
+import time
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -102,8 +103,14 @@ class DeliveryWorker:
         self._wake.set()
 
     async def _run(self) -> None:
+        next_prune = time.monotonic()
         while True:
             try:
+                if time.monotonic() >= next_prune:
+                    next_prune = time.monotonic() + self.options.prune_interval
+                    pruned = await events_db.prune(self.pool, self.options.retention_days)
+                    if pruned:
+                        log.info("pruned %d finished event(s)", pruned)
                 await self.claim_round()
             except asyncio.CancelledError:
                 raise

@@ -88,8 +88,8 @@ async def redeliver_all(request: web.Request) -> web.Response:
 
 
 async def redeliver_one(request: web.Request) -> web.Response:
-    """`POST /api/v1/admin/plugins/{plugin}/deliveries/{id}/redeliver`: one dead or skipped
-    delivery again (404 when there is no such finished delivery)."""
+    """`POST /api/v1/admin/plugins/{plugin}/deliveries/{id}/redeliver`: one finished delivery
+    again, a dead letter or a replay (404 when there is no such finished delivery)."""
     plugin = _admin_plugin(request)
     raw = request.match_info["id"]
     if not raw.isdigit() or int(raw) > 2**63 - 1:

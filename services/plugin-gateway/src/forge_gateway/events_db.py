@@ -185,15 +185,15 @@ async def list_deliveries(
 
 
 async def redeliver(pool: asyncpg.Pool, plugin: str, delivery_id: int | None) -> int:
-    """Put dead (or skipped) deliveries back in the queue with a fresh attempt budget; one by
-    id, or every dead one of the plugin. Returns how many."""
+    """Put finished deliveries back in the queue with a fresh attempt budget: one by id (dead,
+    skipped or delivered: a replay), or every dead one of the plugin. Returns how many."""
     result: str = await pool.execute(
         """UPDATE gateway.deliveries
               SET status = 'pending', attempts = 0, next_attempt_at = now(),
                   finished_at = NULL, lease_owner = NULL, lease_until = NULL
             WHERE plugin = $1
               AND (($2::bigint IS NULL AND status = 'dead')
-                   OR (id = $2 AND status IN ('dead', 'skipped')))""",
+                   OR (id = $2 AND status IN ('dead', 'skipped', 'delivered')))""",
         plugin,
         delivery_id,
     )
@@ -213,3 +213,16 @@ async def open_counts(pool: asyncpg.Pool) -> dict[str, dict[str, int]]:
     for row in rows:
         counts.setdefault(row["plugin"], {})[row["status"]] = row["n"]
     return counts
+
+
+async def prune(pool: asyncpg.Pool, older_than_days: float) -> int:
+    """Delete events received before the retention period whose deliveries are all finished
+    (delivered or skipped); dead letters and pending deliveries keep their event."""
+    result: str = await pool.execute(
+        """DELETE FROM gateway.events e
+            WHERE e.received_at < now() - make_interval(secs => $1)
+              AND NOT EXISTS (SELECT 1 FROM gateway.deliveries d
+                               WHERE d.event_id = e.id AND d.status IN ('pending', 'dead'))""",
+        older_than_days * 86400,
+    )
+    return int(result.rsplit(" ", 1)[-1])
