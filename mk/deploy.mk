@@ -13,7 +13,7 @@ NGINX ?= $(shell command -v nginx 2>/dev/null || ls /usr/sbin/nginx 2>/dev/null)
 
 TEST_PREREQUISITES += deploy-tools deploy-check
 
-.PHONY: deploy-tools deploy-check deploy-render up
+.PHONY: deploy-tools deploy-check deploy-render up bench-proxy
 
 deploy-tools: ## Install nginx, wrk and docker-compose with apt-get (only when missing, only as root)
 	@missing=""; \
@@ -83,3 +83,6 @@ up: ## docker compose up --build: nginx, three services, PostgreSQL, the example
 		echo "None runs here; 'make run' serves the same paths from one process without one."; \
 		exit 1; \
 	fi
+
+bench-proxy: install deploy-tools ## wrk: the releases service directly vs through nginx, same run
+	$(PY) tests-e2e/bench_proxy.py $(BENCH_PROXY_ARGS)
