@@ -15,6 +15,7 @@ from typing import Any
 import grpc
 import pytest
 from forge_common.config import Settings
+from forge_common.db import connect
 from forge_common.keys import SETTINGS
 from forge_common.relay import sign
 from forge_gateway import events_db
@@ -80,10 +81,21 @@ async def statuses(db: Any) -> list[tuple[str, str, int]]:
 # Ingest ----------------------------------------------------------------------------------------
 
 
+async def event_count(database_url: str) -> int:
+    conn = await connect(database_url)
+    try:
+        count: int = await conn.fetchval("SELECT count(*) FROM gateway.events")
+        return count
+    finally:
+        await conn.close()
+
+
+# These two tests store nothing, so they use the shared database (`gateway`), not a fresh one.
 async def test_ingest_refuses_unsigned_wrongly_signed_and_stale_requests(
-    fresh: Any, db: Any
+    gateway: Any, gateway_world: Any
 ) -> None:
-    client = await fresh([])
+    client = await gateway([])
+    before = await event_count(gateway_world[0])
     body = json.dumps({"events": [envelope()]}).encode()
     secret = client.app[SETTINGS].events_secret
     cases = [
@@ -103,7 +115,7 @@ async def test_ingest_refuses_unsigned_wrongly_signed_and_stale_requests(
     headers = signed(body, secret)
     response = await client.post("/internal/v1/events", data=body + b" ", headers=headers)
     assert response.status == 401
-    assert await db.fetchval("SELECT count(*) FROM gateway.events") == 0
+    assert await event_count(gateway_world[0]) == before
 
 
 @pytest.mark.parametrize(
@@ -121,13 +133,16 @@ async def test_ingest_refuses_unsigned_wrongly_signed_and_stale_requests(
         ({"events": [envelope(source="a\u0000b")]}, 422),
     ],
 )
-async def test_ingest_validates_the_envelope(fresh: Any, db: Any, events: Any, status: int) -> None:
-    client = await fresh([])
+async def test_ingest_validates_the_envelope(
+    gateway: Any, gateway_world: Any, events: Any, status: int
+) -> None:
+    client = await gateway([])
+    before = await event_count(gateway_world[0])
     body = events.encode() if isinstance(events, str) else json.dumps(events).encode()
     headers = signed(body, client.app[SETTINGS].events_secret)
     response = await client.post("/internal/v1/events", data=body, headers=headers)
     assert response.status == status
-    assert await db.fetchval("SELECT count(*) FROM gateway.events") == 0
+    assert await event_count(gateway_world[0]) == before
 
 
 async def test_ingest_stores_each_event_once_with_one_delivery_per_subscribed_plugin(
