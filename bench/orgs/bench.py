@@ -69,6 +69,34 @@ def fetch(url: str, token: str | None) -> dict[str, object]:
         return body
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU time the processes used so far (Linux /proc); gone processes count 0."""
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def postgres_pids(data_dir: Path) -> list[int]:
+    """The postmaster and its children (the backends serving the service)."""
+    found = list((data_dir).rglob("postmaster.pid"))
+    if not found:
+        return []
+    main_pid = int(found[0].read_text().split()[0])
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == main_pid:
+                children.append(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return [main_pid, *children]
+
+
 def _ms(out: str, label: str) -> float:
     found = re.search(rf"^\s*{label}\s+([\d.]+)(us|ms|s)\s*$", out, re.M)
     assert found, out
@@ -76,17 +104,30 @@ def _ms(out: str, label: str) -> float:
 
 
 def wrk(
-    url: str, token: str | None, duration: str, connections: int
+    url: str, token: str | None, duration: str, connections: int, service_pid: int, pg_dir: Path
 ) -> tuple[dict[str, float], str]:
+    """One bounded wrk run: req/s, p50, p99, and CPU time per request of the service and of
+    PostgreSQL (steadier than latency on a shared machine)."""
     command = ["wrk", "-t1", f"-c{connections}", f"-d{duration}", "--latency"]
     if token:
         command += ["-H", f"Authorization: token {token}"]
     command.append(url)
+    db_pids = postgres_pids(pg_dir)  # after the warm-up, the pool's backends all exist
+    before = cpu_seconds([service_pid]), cpu_seconds(db_pids)
     out = subprocess.run(command, capture_output=True, text=True, check=True, timeout=300).stdout
+    used = cpu_seconds([service_pid]) - before[0], cpu_seconds(db_pids) - before[1]
     if "Non-2xx" in out or "Socket errors" in out:
         print(out, file=sys.stderr)
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out)[1])  # type: ignore[index]
-    return {"rps": rps, "p50_ms": _ms(out, "50%"), "p99_ms": _ms(out, "99%")}, " ".join(command)
+    count = max(int(re.search(r"(\d+) requests in", out)[1]), 1)  # type: ignore[index]
+    row = {
+        "rps": rps,
+        "p50_ms": _ms(out, "50%"),
+        "p99_ms": _ms(out, "99%"),
+        "service_cpu_ms": used[0] / count * 1000,
+        "db_cpu_ms": used[1] / count * 1000,
+    }
+    return row, " ".join(command)
 
 
 def main() -> int:
@@ -133,14 +174,18 @@ def main() -> int:
         for token in VIEWERS.values():
             body = fetch(url, token)
             assert body["total_members"] == 5000, body["total_members"]
-            wrk(url, token, args.warmup, max(counts))
+            wrk(url, token, args.warmup, max(counts), service.pid, folder / "pg")
         for connections in counts:
             for viewer, token in VIEWERS.items():
-                row, command = wrk(url, token, args.duration, connections)
+                row, command = wrk(
+                    url, token, args.duration, connections, service.pid, folder / "pg"
+                )
                 results[f"c{connections}/{viewer}"] = row
                 print(
                     f"c={connections} viewer={viewer:<9} {row['rps']:>6.0f} req/s  "
-                    f"p50 {row['p50_ms']:6.2f} ms  p99 {row['p99_ms']:6.2f} ms   ({command})",
+                    f"p50 {row['p50_ms']:6.2f} ms  p99 {row['p99_ms']:6.2f} ms  "
+                    f"cpu/req service {row['service_cpu_ms']:.2f} ms + db {row['db_cpu_ms']:.2f} ms"
+                    f"   ({command})",
                     flush=True,
                 )
     finally:
