@@ -12,7 +12,7 @@ from typing import Any
 from forge_common.keys import DB_POOL
 from forge_releases.cache import ReleaseCache
 from forge_releases.keys import CHANGE_LISTENER, RELEASE_CACHE
-from forge_releases.listener import ListenerTuning
+from forge_releases.listener import CHANNEL, ListenerTuning
 
 from .support import FAST, auth, one_repo, rel, until
 
@@ -105,7 +105,7 @@ async def test_download_counts_do_not_invalidate(make_client: Any, load: Any, db
     cache = client.app[RELEASE_CACHE]
     token = cache.token()
     await db.execute("UPDATE releases.assets SET download_count = download_count + 5")
-    await db.execute("SELECT pg_notify('forge_releases', 'probe')")  # unknown payload: clears
+    await db.execute("SELECT pg_notify('forge_releases', 'odd')")  # unknown payload: clears
     await until(lambda: _changed(cache, token))
     token = cache.token()
     await offered(client)
@@ -261,3 +261,22 @@ async def test_private_repository_with_public_releases_is_cached_too(
         assert resp.headers["Cache-Control"].startswith("public")
         # a repository known not to exist is refused without a query as well
         assert (await client.get(missing)).status == 404
+
+
+async def test_deaf_listen_connection_is_detected_and_replaced(
+    make_client: Any, load: Any, db: Any
+) -> None:
+    """A connection that is up but no longer delivers notifications (a proxy that swallows
+    them) fails the listener's own probe: the cache goes off and a new connection is made."""
+    await load(one_repo([rel("v1.1.0", 1, "App-arm64.zip")]))
+    fast = ListenerTuning(ping_interval=0.2, ping_timeout=0.5, first_backoff=0.05)
+    client = await make_client(wait_cache=True, tuning=fast)
+    listener = client.app[CHANGE_LISTENER]
+    assert await offered(client) == "v1.1.0"
+    deaf = listener._conn
+    assert deaf is not None
+    await deaf.remove_listener(CHANNEL, listener._on_notify)
+    await add_release(db, "v1.2.0")  # its notification is not heard
+    await until(lambda: offered_is(client, "v1.2.0"))
+    assert listener._conn is not deaf
+    assert deaf.is_closed()

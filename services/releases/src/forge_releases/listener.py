@@ -1,9 +1,12 @@
 """The LISTEN connection that keeps every replica's cache (cache.py) true.
 
 One dedicated connection (not from the pool) listens on `forge_releases`. The cache is enabled
-only while it is up and known to be alive: a lost connection disables the cache at once (requests
-then query the database), a ping every `ping_interval` seconds catches a connection that died
-silently, and reconnection uses a capped backoff. Each (re)connection starts with an empty cache.
+only while notifications are known to arrive: after LISTEN, and then every `ping_interval`
+seconds, the listener NOTIFYs a probe of its own and must hear it back within `ping_timeout`, so a
+dead connection, or a proxy that accepts LISTEN but never delivers (pgbouncer in transaction
+mode), turns the cache off instead of leaving it stale. A lost connection disables the cache at
+once (requests then query the database); reconnection uses a capped backoff, and each
+(re)connection starts with an empty cache.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +25,7 @@ from .cache import ReleaseCache
 log = logging.getLogger(__name__)
 
 CHANNEL = "forge_releases"
+PROBE_PREFIX = "probe:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,9 +44,24 @@ class ChangeListener:
         self.tuning = tuning
         self.connected = asyncio.Event()  # set while notifications are being received
         self._conn: asyncpg.Connection[Any] | None = None
+        self._probe = ""
+        self._echo = asyncio.Event()
 
     def _on_notify(self, conn: object, pid: int, channel: str, payload: object) -> None:
-        self.cache.on_notification(str(payload))
+        text = str(payload)
+        if text.startswith(PROBE_PREFIX):  # every replica's probes reach every replica
+            if text == self._probe:
+                self._echo.set()
+            return
+        self.cache.on_notification(text)
+
+    async def _round_trip(self, conn: asyncpg.Connection[Any]) -> None:
+        """NOTIFY a fresh probe and wait to receive it: proof that notifications arrive."""
+        self._probe = f"{PROBE_PREFIX}{secrets.token_hex(8)}"
+        self._echo.clear()
+        async with asyncio.timeout(self.tuning.ping_timeout):
+            await conn.execute("SELECT pg_notify($1, $2)", CHANNEL, self._probe)
+            await self._echo.wait()
 
     async def run(self) -> None:
         """Listen forever; cancel the task to stop."""
@@ -67,6 +87,7 @@ class ChangeListener:
         self._conn = conn
         conn.add_termination_listener(lambda _conn: lost.set())
         await conn.add_listener(CHANNEL, self._on_notify)
+        await self._round_trip(conn)
         # Only now are changes seen; anything cached before may have missed some.
         self.cache.reset(enabled=True)
         self.connected.set()
@@ -75,7 +96,7 @@ class ChangeListener:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(lost.wait(), self.tuning.ping_interval)
                 break
-            await asyncio.wait_for(conn.fetchval("SELECT 1"), self.tuning.ping_timeout)
+            await self._round_trip(conn)
         raise ConnectionError("LISTEN connection lost")
 
     async def _close(self) -> None:
