@@ -59,5 +59,7 @@ async def org_for_write(conn: Conn, name: str, viewer: Viewer | None) -> tuple[O
     actor = require_signed_in(viewer)
     view = await org_for_read(conn, name, actor)
     if not view.can_manage:
-        raise PermissionDenied("Only organization owners can change pinned repositories and groups")
+        raise PermissionDenied(
+            "Only organization owners and site admins can change pinned repositories and groups"
+        )
     return view, actor

@@ -35,7 +35,6 @@ async def add_pin(request: web.Request) -> web.Response:
 
 
 async def remove_pin(request: web.Request) -> web.Response:
-    await request.read()  # before taking a pooled connection: a slow client holds none
     async with connection(request) as conn:
         view, actor = await org_for_write(conn, request.match_info["org"], viewer_of(request))
         await pinning.unpin(conn, view.org, actor.id, request.match_info["repo"])
