@@ -419,3 +419,25 @@ async def test_failing_calls_open_the_breaker_then_a_health_probe_closes_it(
     await helpers.eventually(lambda: plugin.breaker.allows_calls(), what="half-open probe")
     response = await client.get("/api/v1/plugins/flaky/x")
     assert response.status == 200 and await response.read() == b"ok"
+
+
+async def test_bytes_that_are_not_utf8_never_fail_the_request(echo: tuple[Any, Any]) -> None:
+    """Protobuf strings are UTF-8; a header value or query the client sent as other bytes
+    reaches the plugin with U+FFFD instead of failing with 500."""
+    client, _ = echo
+    raw = (
+        b"GET /api/v1/plugins/echo/echo?q=%FF%FE&%C3%28=1 HTTP/1.1\r\n"
+        b"Host: forge.test\r\nX-Bad: \xff\xfe ok\r\nConnection: close\r\n\r\n"
+    )
+    reader, writer = await asyncio.open_connection("127.0.0.1", client.server.port)
+    try:
+        writer.write(raw)
+        await writer.drain()
+        data = await asyncio.wait_for(reader.read(), 5)
+    finally:
+        writer.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200")
+    seen = json.loads(body)
+    assert seen["headers"]["X-Bad"] == "\ufffd\ufffd ok"
+    assert seen["query"] == {"q": "\ufffd\ufffd", "\ufffd(": "1"}

@@ -65,6 +65,16 @@ _TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _BAD_VALUE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
 
+def _utf8(text: str) -> str:
+    """Protobuf strings must be UTF-8: bytes a client sent that are not (kept by the HTTP parser
+    as lone surrogates) become U+FFFD instead of failing the request."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return text
+
+
 def _connection_named(headers: MultiMapping[str]) -> set[str]:
     """Headers the client declared hop-by-hop in its Connection header."""
     named: set[str] = set()
@@ -90,6 +100,7 @@ def inbound_headers(
             or key.startswith(IDENTITY_PREFIX)
         ):
             continue
+        value = _utf8(value)
         if key in lowered:
             kept[lowered[key]] = f"{kept[lowered[key]]}, {value}"
         else:
@@ -107,7 +118,7 @@ def query_params(query: MultiMapping[str]) -> dict[str, str]:
     """Decoded query parameters; for a repeated name the first value (see HTTPRequest)."""
     params: dict[str, str] = {}
     for name, value in query.items():
-        params.setdefault(name, value)
+        params.setdefault(_utf8(name), _utf8(value))
     return params
 
 
