@@ -6,6 +6,7 @@ Avatars live at `{app_url}avatars/{name}` (DESIGN leaves it open; one predictabl
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import quote
 
@@ -19,8 +20,12 @@ JSON = dict[str, Any]
 READ_PERMISSIONS = {"admin": False, "push": False, "pull": True}
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9._-]+")
+
+
 def _segment(name: str) -> str:
-    return quote(name, safe="")
+    # account and repository names are patterned to need no encoding: skip quote()'s cost
+    return name if _PLAIN.fullmatch(name) else quote(name, safe="")
 
 
 def user(base: str, user_id: int, login: str, full_name: str) -> JSON:
