@@ -211,6 +211,8 @@ async def test_outbound_set_cookie_and_hop_by_hop_are_dropped(
                 "Content-Type": "text/plain; charset=utf-8",
                 "X-Plugin": "yes",
                 "Cache-Control": "no-store",
+                "X-Huge": "h" * 5000,
+                "X-Name": "café 😀",
             },
             body=b"created",
         )
@@ -225,6 +227,7 @@ async def test_outbound_set_cookie_and_hop_by_hop_are_dropped(
     assert response.headers["Cache-Control"] == "no-store"
     assert response.headers["Content-Type"] == "text/plain; charset=utf-8"
     assert response.headers["Content-Length"] == "7"
+    assert response.headers["X-Name"] == "café 😀"
     for name in (
         "Set-Cookie",
         "Set-Cookie2",
@@ -233,6 +236,7 @@ async def test_outbound_set_cookie_and_hop_by_hop_are_dropped(
         "Keep-Alive",
         "Upgrade",
         "X-Split",
+        "X-Huge",
     ):
         assert name not in response.headers, name
     assert "injected" not in str(response.headers)

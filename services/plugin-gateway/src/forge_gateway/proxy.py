@@ -4,7 +4,8 @@ Inbound: only headers a plugin may trust or needs reach it. Credentials (Authori
 cookies), hop-by-hop headers and any identity header the client sent are dropped; the verified
 caller is set in our own X-Forge-User-* headers (absent for anonymous) and X-Request-Id is added.
 Outbound: Set-Cookie and hop-by-hop headers are dropped, header values that could split a
-response are dropped, and a status outside 200-599 is a bad gateway.
+response or are too large for the proxies in front of us are dropped, and a status outside
+200-599 is a bad gateway.
 """
 
 from __future__ import annotations
@@ -61,6 +62,9 @@ IDENTITY_PREFIX = "x-forge-"
 # Set by the gateway from the body it sends, or meaningless once the body is a bytes field.
 OUTBOUND_DROPPED = frozenset({"set-cookie", "set-cookie2", "content-length"})
 
+# Beyond these, proxies in front of us (nginx: 4-8 KB buffers) and clients refuse the response.
+MAX_HEADER_VALUE = 4096
+MAX_HEADERS = 64
 _TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _BAD_VALUE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
@@ -153,6 +157,8 @@ def outbound_headers(headers: Mapping[str, str]) -> CIMultiDict[str]:
             continue
         if not _TOKEN.match(name) or _BAD_VALUE.search(value):
             continue  # would break or split the response
+        if len(value.encode()) > MAX_HEADER_VALUE or len(kept) >= MAX_HEADERS:
+            continue  # would make the response unreadable for proxies and clients
         kept[name] = value
     return kept
 
