@@ -20,8 +20,10 @@ from urllib.parse import urlsplit
 import aiohttp
 import pytest
 from aiohttp.test_utils import TestServer
+from forge_common.cli import build_parser
 from forge_common.config import Settings
 from forge_common.embedded_pg import free_port
+from forge_common.service import installed_services
 from forge_releases.app import create_app
 
 from .publish_support import TOKENS, api, outbox, publish_world
@@ -168,7 +170,21 @@ async def test_tags_with_a_slash_and_numeric_tags(server: TestServer, tmp_path: 
         assert "skipped a.zip" in out
 
 
-async def test_clear_errors_and_exit_status(server: TestServer, tmp_path: Path) -> None:
+async def publish_in_process(
+    capsys: pytest.CaptureFixture[str], *args: Any, url: str, token: str | None = TOKENS["writer"]
+) -> tuple[int, str, str]:
+    """`forge release publish` through the real parser and handler, without a new interpreter
+    (the command runs its own event loop, so in a thread)."""
+    env = {"FORGE_URL": url} | ({"FORGE_TOKEN": token} if token is not None else {})
+    parsed = build_parser(installed_services()).parse_args(["release", "publish", *map(str, args)])
+    code = await asyncio.to_thread(parsed.handler, parsed, env)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+async def test_clear_errors_and_exit_status(
+    server: TestServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     url = str(server.make_url("/"))
     f = write(tmp_path / "a.zip", 10, b"a")
     cases: list[tuple[tuple[Any, ...], dict[str, Any], str]] = [
@@ -182,13 +198,14 @@ async def test_clear_errors_and_exit_status(server: TestServer, tmp_path: Path) 
         (("owner/pub", "bad tag", f), {}, "tag_name"),
         (("owner/pub", "v5", f, f), {}, "two files are named a.zip"),
         (("owner/pub", "v5", f, "--notes-file", tmp_path / "nope.md"), {}, "cannot read"),
+        (("owner/pub", "v5", f), {"url": f"http://127.0.0.1:{free_port()}/"}, "cannot reach"),
     ]
     for args, options, message in cases:
-        code, out, err = await forge(*args, url=url, **options)
+        code, out, err = await publish_in_process(capsys, *args, **{"url": url, **options})
         assert code == 1, (args, out, err)
         assert message in err, (args, err)
         assert err.startswith("forge: ") and "Traceback" not in err
-    # nothing listening
+    # the same through the installed command: an unreachable server
     code, _, err = await forge("owner/pub", "v5", f, url=f"http://127.0.0.1:{free_port()}/")
     assert code == 1 and "cannot reach the server" in err
 
