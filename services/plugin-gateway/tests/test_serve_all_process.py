@@ -1,0 +1,83 @@
+"""`forge serve --all` as a real process (DESIGN §3, §7): the gateway joins the plugins of
+PLUGINS_FILE, GATEWAY_URL defaults to the process itself so a committed change reaches the
+plugin's OnEvent with no set-up, and SIGINT sends Shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+from forge_common.config import Settings
+from forge_common.outbox import Event, emit
+
+
+async def wait_ready(url: str, process: asyncio.subprocess.Process, within: float = 30) -> None:
+    async with aiohttp.ClientSession() as session:
+        for _ in range(int(within / 0.1)):
+            if process.returncode is not None:
+                raise AssertionError(f"forge serve exited with {process.returncode}")
+            try:
+                async with session.get(url + "readyz") as response:
+                    if response.status == 200:
+                        return
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.1)
+    raise AssertionError("forge serve did not become ready")
+
+
+async def test_serve_all_relays_events_to_its_own_gateway(
+    settings: Settings, db: Any, fakes: Any, helpers: Any, tmp_path: Path
+) -> None:
+    fake = await fakes(helpers.FakePlugin("rec", events=["org.pin.created"]))
+    plugins = tmp_path / "plugins.json"
+    plugins.write_text(json.dumps({"plugins": [{"name": "rec", "address": fake.address}]}))
+    port = helpers.free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": settings.database_url,
+        "PLUGINS_FILE": str(plugins),
+        "STORAGE_PATH": str(tmp_path / "storage"),
+        "LOG_FORMAT": "text",
+    }
+    env.pop("GATEWAY_URL", None)
+    log_file = tmp_path / "forge.log"
+    log_stream = log_file.open("wb")  # a file, not a pipe: a full pipe would block the server
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "forge_common.cli",
+        "serve",
+        "--all",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        await wait_ready(f"http://127.0.0.1:{port}/", process)
+        assert fake.calls["Initialize"] == 1
+        async with db.transaction():
+            event = Event("org.pin.created", "orgs", {"repo": "app"}, org_id=3)
+            await emit(db, event)
+        await helpers.eventually(lambda: fake.calls["OnEvent"] == 1, within=15)
+        assert fake.event_ids() == [str(event.id)]
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                await asyncio.wait_for(process.wait(), 15)
+            except TimeoutError:
+                process.kill()
+                await process.wait()
+        log_stream.close()
+    assert fake.calls["Shutdown"] == 1, log_file.read_text(errors="replace")
