@@ -6,8 +6,10 @@ a repository they cannot read, a concealed member, or an organization they may n
 from __future__ import annotations
 
 import pytest
+from forge_common.access import Access, access_to
+from forge_common.auth import Viewer
 
-from .conftest import VIEWERS
+from .conftest import LOGINS, VIEWERS
 
 ORGS = {"pub": "public", "lim": "limited", "priv": "private"}
 SEES_ORG = {
@@ -149,3 +151,41 @@ async def test_privacy_writes_never_reveal_a_hidden_organization(ro_api, viewer,
 async def test_privacy_invalid_token_is_401_never_anonymous(ro_api):
     reply = await ro_api.get("/orgs/pub/overview", headers={"Authorization": "token wrong"})
     assert reply.status == 401
+
+
+async def test_privacy_filter_agrees_with_the_shared_resolver_repository_by_repository(
+    api, ids, db
+):
+    """The overview settles whole kinds of repositories at once; asking the shared resolver
+    about every repository one by one must give the same pins and the same repo_count."""
+    await db.execute(
+        """INSERT INTO core.collaborators (repo_id, user_id, permission)
+           VALUES ($1, $3, 'read'), ($2, $3, 'admin')""",
+        ids.repos[("lim", "secret")],
+        ids.repos[("priv", "vault")],
+        ids.accounts["stan"],
+    )
+    team = await db.fetchval("SELECT id FROM core.teams WHERE org_id = $1", ids.accounts["pub"])
+    await db.execute(
+        "INSERT INTO core.team_repos (team_id, repo_id) VALUES ($1, $2)",
+        team,
+        ids.repos[("pub", "vault")],
+    )
+    for viewer in VIEWERS:
+        who = None
+        if viewer != "anonymous":
+            login = LOGINS[viewer]
+            who = Viewer(ids.accounts[login], login, is_admin=viewer == "admin")
+        for org in ORGS:
+            reply = await api.get(f"/orgs/{org}/overview", as_=viewer)
+            if reply.status == 404:
+                continue
+            readable = {
+                repo_id
+                for (owner, _), repo_id in ids.repos.items()
+                if owner == org and await access_to(db, who, repo_id) >= Access.READ
+            }
+            pinned = {ids.repos[(org, name)] for name in ("open", "secret", "loose")}
+            body = reply.json
+            assert {p["repo_id"] for p in body["pinned_repos"]} == pinned & readable, (viewer, org)
+            assert body["stats"]["repo_count"] == len(readable), (viewer, org)
