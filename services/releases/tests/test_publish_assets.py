@@ -389,3 +389,26 @@ async def test_database_error_while_recording_leaves_no_file(
     assert (await upload(client, rid, "kept.zip", b"doomed bytes")).status == 201
     assert (await upload(client, rid, "fail.zip", b"doomed bytes")).status == 500
     assert doomed in {p.name for p in stored_files(settings.storage_path)}
+
+
+async def test_multipart_file_part_without_its_closing_boundary_is_refused(
+    client: Client, db: Any, settings: Settings
+) -> None:
+    """A form whose file part is not closed by the boundary may have been cut short: 400, and
+    nothing is stored. Two file parts in one form: 422."""
+    rid = await new_release(client)
+    events = await outbox(db)
+    part = b'--xyz\r\nContent-Disposition: form-data; name="a"; filename="a.zip"\r\n\r\nhello'
+    second = b'\r\n--xyz\r\nContent-Disposition: form-data; name="b"; filename="b.zip"\r\n\r\nx'
+    headers = {**auth("writer"), "Content-Type": "multipart/form-data; boundary=xyz"}
+    for body, status in [
+        (part, 400),
+        (part + b"\r\n--xy", 400),
+        (part + second + b"\r\n--xyz--\r\n", 422),
+    ]:
+        resp = await client.post(assets_url(rid), data=body, headers=headers)
+        assert resp.status == status, body
+    assert await outbox(db) == events
+    assert len(stored_files(settings.storage_path)) == 1
+    resp = await client.post(assets_url(rid), data=part + b"\r\n--xyz--\r\n", headers=headers)
+    assert resp.status == 201 and (await resp.json())["size"] == 5

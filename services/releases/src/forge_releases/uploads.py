@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import mimetypes
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 from aiohttp import BodyPartReader, MultipartReader, web
@@ -32,6 +32,8 @@ WRITE_SIZE = 1024 * 1024
 # Boundaries and part headers around the file in a multipart body.
 MULTIPART_OVERHEAD = 64 * 1024
 
+# What aiohttp's multipart reader raises for a malformed form.
+_MALFORMED = (ValueError, AssertionError, RuntimeError)
 _MEDIA_TYPE = re.compile(r"^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$")
 # Declared types that say nothing about the file (curl --data-binary sends form-urlencoded).
 _UNINFORMATIVE = {
@@ -49,6 +51,10 @@ class UploadStalled(ApiError):
         super().__init__(f"No upload data received for {seconds:g} seconds")
 
 
+async def _nothing_more() -> None:
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Upload:
     """An upload whose bytes have not been read yet."""
@@ -56,6 +62,8 @@ class Upload:
     filename: str | None  # from a multipart part; None for a raw body
     declared_type: str
     chunks: AsyncIterator[bytes]
+    # after the last chunk: checks that the body ended properly (the closing multipart boundary)
+    finish: Callable[[], Awaitable[None]] = _nothing_more
 
 
 def content_type_of(declared: str, name: str) -> str:
@@ -98,9 +106,27 @@ async def _part_chunks(part: BodyPartReader, idle: float) -> AsyncIterator[bytes
                 chunk = await part.read_chunk(READ_SIZE)
         except TimeoutError:
             raise UploadStalled(idle) from None
+        except _MALFORMED:
+            raise InvalidInput("Malformed multipart body") from None
         if not chunk:
             return
         yield chunk
+
+
+def _form_end(reader: MultipartReader) -> Callable[[], Awaitable[None]]:
+    """aiohttp hands out a file part that lacks its closing boundary as if it were complete:
+    the rest of the form must be read to know the file was not cut short."""
+
+    async def finish() -> None:
+        try:
+            while (rest := await reader.next()) is not None:
+                if isinstance(rest, MultipartReader) or rest.filename is not None:
+                    raise Unprocessable("Send one file per upload", field="attachment")
+                await rest.release()
+        except _MALFORMED:
+            raise InvalidInput("Malformed multipart body: the file part is incomplete") from None
+
+    return finish
 
 
 async def open_upload(request: web.Request) -> Upload:
@@ -118,10 +144,10 @@ async def open_upload(request: web.Request) -> Upload:
                 raise Unprocessable("Nested multipart bodies are not supported", field="attachment")
             if part.filename is not None:
                 declared = part.headers.get("Content-Type", "")
-                return Upload(part.filename, declared, _part_chunks(part, _idle_timeout(request)))
+                chunks = _part_chunks(part, _idle_timeout(request))
+                return Upload(part.filename, declared, chunks, _form_end(reader))
             await part.release()  # a plain form field: skip it
-    except (ValueError, AssertionError, RuntimeError):
-        # aiohttp's multipart reader raises these for a malformed form
+    except _MALFORMED:
         raise InvalidInput("Malformed multipart body") from None
 
 
@@ -144,6 +170,7 @@ async def receive(upload: Upload, storage: Storage, limit: int) -> BlobWriter:
                 pending, pending_size = [], 0
         if pending:
             await asyncio.to_thread(writer.write, b"".join(pending))
+        await upload.finish()
     except BaseException:
         writer.abort()  # synchronous: it must run even when the task is being cancelled
         raise
