@@ -104,6 +104,7 @@ async def test_ingest_refuses_unsigned_wrongly_signed_and_stale_requests(
         signed(body, secret, timestamp=int(time.time()) - 3600),  # replayed an hour later
         signed(body, secret, timestamp=int(time.time()) + 3600),
         {**signed(body, secret), "X-Forge-Timestamp": "soon"},
+        {**signed(body, secret), "X-Forge-Timestamp": "¹²³"},  # digits, but not ASCII ones
         {**signed(body, secret), "X-Forge-Signature": "sha256=00"},
     ]
     for headers in cases:
@@ -281,6 +282,11 @@ async def test_permanent_failure_is_a_dead_letter_at_once_and_can_be_redelivered
     client = await fresh([helpers.entry(fake)])
     await post_events(client, [envelope()])
     await _until(db, [("strict", "dead", 1)])
+    for query in ("status=nope", "limit=0", "limit=²", "limit=501"):
+        response = await client.get(
+            f"/api/v1/admin/plugins/strict/deliveries?{query}", headers=ROOT
+        )
+        assert response.status == 400, query
     response = await client.get("/api/v1/admin/plugins/strict/deliveries?status=dead", headers=ROOT)
     [dead] = await response.json()
     assert dead["status"] == "dead" and "INVALID_ARGUMENT" in dead["last_error"]
@@ -302,7 +308,7 @@ async def test_permanent_failure_is_a_dead_letter_at_once_and_can_be_redelivered
     assert response.status == 202
     await helpers.eventually(lambda: fake.calls["OnEvent"] == 3, what="the replay")
     assert len(set(fake.event_ids())) == 1
-    for missing in ("999999", "abc", "1" * 30):
+    for missing in ("999999", "abc", "1" * 30, "²"):
         response = await client.post(
             f"/api/v1/admin/plugins/strict/deliveries/{missing}/redeliver", headers=ROOT
         )

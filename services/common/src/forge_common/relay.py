@@ -60,7 +60,7 @@ def signature_problem(
     """Why a signed request must be refused, or None when it is genuine and fresh."""
     if not timestamp or not signature:
         return "missing signature headers"
-    if not timestamp.isdigit() or len(timestamp) > 12:
+    if not (timestamp.isascii() and timestamp.isdigit()) or len(timestamp) > 12:
         return "malformed timestamp"
     if abs(now - int(timestamp)) > max_skew:
         return "stale timestamp"

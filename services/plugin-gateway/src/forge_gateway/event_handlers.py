@@ -59,7 +59,7 @@ async def list_deliveries(request: web.Request) -> web.Response:
     if status is not None and status not in STATUSES:
         raise InvalidInput(f"status must be one of {', '.join(sorted(STATUSES))}")
     raw = request.query.get("limit", "50")
-    if not raw.isdigit() or not 1 <= int(raw) <= 500:
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= 500:
         raise InvalidInput("limit must be a whole number from 1 to 500")
     rows = await events_db.list_deliveries(request.app[DB_POOL], plugin.name, status, int(raw))
     return json_response(
@@ -92,7 +92,7 @@ async def redeliver_one(request: web.Request) -> web.Response:
     again, a dead letter or a replay (404 when there is no such finished delivery)."""
     plugin = _admin_plugin(request)
     raw = request.match_info["id"]
-    if not raw.isdigit() or int(raw) > 2**63 - 1:
+    if not (raw.isascii() and raw.isdigit()) or int(raw) > 2**63 - 1:
         raise NotFound("Delivery not found")
     count = await events_db.redeliver(request.app[DB_POOL], plugin.name, int(raw))
     if not count:

@@ -148,13 +148,11 @@ class ManagedPlugin:
     def set_state(self, state: PluginState, problem: str | None) -> None:
         """Change state, logging the transition and its reason."""
         if state is not self.state:
-            level = (
-                logging.INFO
-                if state in (PluginState.READY, PluginState.STOPPED)
-                else (logging.WARNING)
-            )
-            if state is PluginState.REFUSED:
-                level = logging.ERROR
+            level = logging.WARNING
+            if state in (PluginState.READY, PluginState.STOPPED):
+                level = logging.INFO
+            elif state is PluginState.REFUSED:
+                level = logging.ERROR  # needs an operator: upgrade the plugin
             log.log(
                 level,
                 "plugin %s: %s -> %s%s",
