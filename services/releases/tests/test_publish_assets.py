@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import io
+import os
+import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
@@ -412,3 +414,18 @@ async def test_multipart_file_part_without_its_closing_boundary_is_refused(
     assert len(stored_files(settings.storage_path)) == 1
     resp = await client.post(assets_url(rid), data=part + b"\r\n--xyz--\r\n", headers=headers)
     assert resp.status == 201 and (await resp.json())["size"] == 5
+
+
+async def test_startup_sweeps_temporary_files_abandoned_by_a_crash(
+    settings: Settings, aiohttp_client: Any
+) -> None:
+    """A process killed mid-upload cannot clean up; the next start deletes its old temporary
+    file, but not a recent one (another replica may be receiving into it)."""
+    incoming = settings.storage_path / "incoming"
+    incoming.mkdir(parents=True)
+    old, fresh = incoming / "upload-old", incoming / "upload-fresh"
+    old.write_bytes(b"half an upload")
+    fresh.write_bytes(b"in progress")
+    os.utime(old, (time.time() - 2 * 3600, time.time() - 2 * 3600))
+    await aiohttp_client(create_app(settings))
+    assert sorted(p.name for p in incoming.iterdir()) == ["upload-fresh"]

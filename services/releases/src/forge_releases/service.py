@@ -14,6 +14,7 @@ from .lifecycle import counter_context, listener_context
 from .listener import ListenerTuning
 from .routes import add_routes
 from .storage import Storage
+from .uploads import sweep_on_startup
 
 
 def setup(app: web.Application, settings: Settings) -> None:
@@ -23,6 +24,7 @@ def setup(app: web.Application, settings: Settings) -> None:
     app[STORAGE] = Storage(settings.storage_path)
     app.cleanup_ctx.append(listener_context)
     app.cleanup_ctx.append(counter_context)
+    app.on_startup.append(sweep_on_startup)  # temporary files of uploads cut off by a crash
     add_routes(app)
 
 

@@ -13,15 +13,21 @@ streaming (chunked bodies, lying clients). Any failure aborts the writer: no str
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import mimetypes
 import re
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 from aiohttp import BodyPartReader, MultipartReader, web
 from forge_common.errors import ApiError, InvalidInput, PayloadTooLarge, Unprocessable
 
+from .keys import STORAGE
 from .storage import BlobWriter, Storage
+
+log = logging.getLogger(__name__)
 
 READ_SIZE = 256 * 1024
 # A client that sends nothing for this long is given up on, so a stalled upload does not keep
@@ -149,6 +155,33 @@ async def open_upload(request: web.Request) -> Upload:
             await part.release()  # a plain form field: skip it
     except _MALFORMED:
         raise InvalidInput("Malformed multipart body") from None
+
+
+ABANDONED_AFTER = 3600.0  # seconds without a write: far beyond IDLE_TIMEOUT, so surely dead
+
+
+def sweep_abandoned(storage: Storage, *, older_than: float = ABANDONED_AFTER) -> int:
+    """Delete temporary upload files left by a process that died mid-upload (a crash cannot run
+    `abort()`). Only files idle for `older_than` seconds: another replica sharing the storage
+    may be receiving into the others right now. Returns how many were deleted."""
+    incoming = storage.root / "incoming"
+    if not incoming.is_dir():
+        return 0
+    deadline = time.time() - older_than
+    deleted = 0
+    for path in incoming.glob("upload-*"):
+        with contextlib.suppress(OSError):
+            if path.stat().st_mtime < deadline:
+                path.unlink()
+                deleted += 1
+    return deleted
+
+
+async def sweep_on_startup(app: web.Application) -> None:
+    """on_startup hook of the releases service (see sweep_abandoned)."""
+    deleted = await asyncio.to_thread(sweep_abandoned, app[STORAGE])
+    if deleted:
+        log.warning("deleted %d abandoned temporary upload file(s)", deleted)
 
 
 async def receive(upload: Upload, storage: Storage, limit: int) -> BlobWriter:
