@@ -42,6 +42,13 @@ def envelope(event_type: str = "release.published", **extra: Any) -> dict[str, A
     }
 
 
+def _nested(depth: int) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for _ in range(depth - 1):
+        value = {"a": [value]} if depth % 2 else {"a": value}
+    return value
+
+
 def signed(body: bytes, secret: str, timestamp: int | None = None) -> dict[str, str]:
     stamp = int(time.time()) if timestamp is None else timestamp
     return {
@@ -127,10 +134,13 @@ async def test_ingest_refuses_unsigned_wrongly_signed_and_stale_requests(
         ({"events": [{"id": "x"}]}, 422),
         ({"events": [envelope(occurred_at="yesterday")]}, 422),
         ({"events": [envelope(occurred_at="2026-01-02T03:04:05")]}, 422),
+        ({"events": [envelope(occurred_at="0001-01-01T00:00:00+01:00")]}, 422),
         ({"events": [envelope(type="")]}, 422),
         ({"events": [envelope(repo_id="7")]}, 422),
         ({"events": [envelope(payload=[1])]}, 422),
         ({"events": [envelope(payload={"a": "nul\u0000"})]}, 422),
+        ({"events": [envelope(payload=_nested(33))]}, 422),
+        ({"events": [envelope(payload=_nested(600))]}, 422),
         ({"events": [envelope(source="a\u0000b")]}, 422),
     ],
 )

@@ -19,6 +19,8 @@ from google.protobuf import struct_pb2, timestamp_pb2
 from plugin.v1 import plugin_pb2
 
 _MAX_TEXT = 200
+# A protobuf Struct takes two message levels per JSON level, and parsers stop at 100 levels.
+MAX_PAYLOAD_DEPTH = 32
 _INT64 = (-(2**63), 2**63 - 1)
 
 
@@ -96,12 +98,17 @@ def _moment(value: Any, field: str) -> datetime:
         raise Unprocessable("occurred_at must be an RFC 3339 time", field=field) from None
     if moment.tzinfo is None:
         raise Unprocessable("occurred_at needs a time zone", field=field)
-    return moment.astimezone(UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:  # e.g. year 1 with a positive offset
+        raise Unprocessable("occurred_at is out of range", field=field) from None
 
 
 def _payload(value: Any, field: str) -> Mapping[str, Any]:
     if not isinstance(value, dict):
         raise Unprocessable("payload must be an object", field=field)
+    if _depth(value) > MAX_PAYLOAD_DEPTH:
+        raise Unprocessable(f"payload nests deeper than {MAX_PAYLOAD_DEPTH} levels", field=field)
     if b"\\u0000" in orjson.dumps(value):  # PostgreSQL text cannot hold NUL
         raise Unprocessable("payload must not contain NUL characters", field=field)
     try:
@@ -109,6 +116,21 @@ def _payload(value: Any, field: str) -> Mapping[str, Any]:
     except (ValueError, TypeError):
         raise Unprocessable("payload holds a value a plugin cannot receive", field=field) from None
     return value
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of a JSON value, without recursion (the value may be very deep)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if level > MAX_PAYLOAD_DEPTH:
+            break
+        children = (
+            item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        )
+        stack.extend((child, level + 1) for child in children)
+    return deepest
 
 
 def to_plugin_event(
