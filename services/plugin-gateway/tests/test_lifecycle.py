@@ -213,6 +213,20 @@ async def test_plugin_that_forgot_its_initialization_is_initialized_again(
     await helpers.eventually(lambda: plugin.state == "ready")
 
 
+async def test_plugin_reporting_another_instance_is_initialized_again(
+    gateway: Any, fakes: Any, helpers: Any
+) -> None:
+    fake = await fakes(helpers.FakePlugin("replica"))
+    fake.health_details = {"instance": "pod-a"}
+    client = await gateway([helpers.entry(fake)])
+    plugin = helpers.managed(client, "replica")
+    await helpers.eventually(lambda: fake.calls["HealthCheck"] >= 2, what="health checks")
+    assert fake.calls["Initialize"] == 1  # the same instance: nothing to do
+    fake.health_details = {"instance": "pod-b"}  # e.g. a new pod behind the same address
+    await helpers.eventually(lambda: fake.calls["Initialize"] == 2, what="Initialize again")
+    await helpers.eventually(lambda: plugin.state == "ready")
+
+
 async def test_health_is_checked_on_an_interval_and_unhealthy_plugin_gets_503(
     gateway: Any, fakes: Any, helpers: Any
 ) -> None:
