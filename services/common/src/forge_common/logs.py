@@ -41,9 +41,24 @@ class TextFormatter(logging.Formatter):
         return f"{line} request_id={request_id}" if request_id else line
 
 
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to whatever `sys.stderr` is at the time of the record (test runners swap it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+
+    @property  # type: ignore[override,unused-ignore]
+    def stream(self) -> object:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: object) -> None:
+        pass
+
+
 def configure(level: str = "INFO", fmt: str = "json") -> None:
     """Configure the root logger once, for the process."""
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _StderrHandler()
     if fmt == "json":
         handler.setFormatter(JsonFormatter())
     else:

@@ -11,8 +11,9 @@ import itertools
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -79,23 +80,72 @@ def template_url(pg_server_url: str) -> str:
     return with_database(pg_server_url, TEMPLATE)
 
 
-async def _admin(server_url: str, sql: str) -> None:
-    conn = await asyncpg.connect(server_url)
-    try:
-        await conn.execute(sql)
-    finally:
-        await conn.close()
+class DatabaseFactory:
+    """Clones the template for each test, one clone ahead, and drops used clones in the
+    background: a test waits for PostgreSQL only when it outruns the factory."""
+
+    def __init__(self, server_url: str) -> None:
+        self.server_url = server_url
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._thread.start()
+        self._admin: asyncpg.Connection[Any] | None = None
+        self._lock: asyncio.Lock | None = None
+        self._next: Future[str] | None = None
+        self._pending: list[Future[None]] = []
+
+    def _submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    async def _execute(self, sql: str) -> None:
+        # one admin connection, one statement at a time (clones and drops are queued)
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            if self._admin is None:
+                self._admin = await asyncpg.connect(self.server_url)
+            await self._admin.execute(sql)
+
+    async def _create(self) -> str:
+        name = f"forge_test_{os.getpid()}_{next(_counter)}"
+        await self._execute(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE}"')
+        return name
+
+    def acquire(self) -> str:
+        ready = self._next or self._submit(self._create())
+        name = ready.result(timeout=120)
+        self._next = self._submit(self._create())
+        return name
+
+    def release(self, name: str) -> None:
+        self._pending.append(self._submit(self._execute(f'DROP DATABASE "{name}" WITH (FORCE)')))
+
+    def close(self) -> None:
+        futures: list[Future[Any]] = [*self._pending, *([self._next] if self._next else [])]
+        for future in futures:
+            future.result(timeout=120)
+        if self._admin is not None:
+            self._submit(self._admin.close()).result(timeout=30)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=30)
+        self._loop.close()
+
+
+@pytest.fixture(scope="session")
+def database_factory(pg_server_url: str, template_url: str) -> Iterator[DatabaseFactory]:
+    factory = DatabaseFactory(pg_server_url)
+    yield factory
+    factory.close()
 
 
 @pytest.fixture
-def database_url(pg_server_url: str, template_url: str) -> Iterator[str]:
+def database_url(pg_server_url: str, database_factory: DatabaseFactory) -> Iterator[str]:
     """A fresh, migrated, empty database for one test."""
-    name = f"forge_test_{os.getpid()}_{next(_counter)}"
-    run_sync(_admin(pg_server_url, f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE}"'))
+    name = database_factory.acquire()
     try:
         yield with_database(pg_server_url, name)
     finally:
-        run_sync(_admin(pg_server_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        database_factory.release(name)
 
 
 @pytest.fixture
