@@ -56,7 +56,7 @@ def test_compose_migrate_loads_the_demo_world_once(database_url: str, tmp_path: 
     assert loaded
     second = subprocess.run(["sh", "-c", command], env=env, capture_output=True, text=True)
     assert second.returncode == 0, second.stderr
-    assert "not loaded again" in second.stdout
+    assert "nothing loaded" in second.stdout
     assert sorted(run_sync(_account_names(database_url))) == sorted(loaded)
 
 

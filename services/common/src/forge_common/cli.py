@@ -36,6 +36,9 @@ def build_parser(services: dict[str, Service]) -> argparse.ArgumentParser:
 
     load = commands.add_parser("load", help="load a world file (JSON or YAML) in one transaction")
     load.add_argument("file", type=Path)
+    load.add_argument(
+        "--if-empty", action="store_true", help="load only into a database with no accounts yet"
+    )
 
     serve = commands.add_parser("serve", help="run a service")
     group = serve.add_mutually_exclusive_group(required=True)
@@ -126,6 +129,9 @@ def main(argv: Sequence[str] | None = None, env: dict[str, str] | None = None) -
             count = asyncio.run(run_migrations(settings.database_url, services))
             print(f"forge: {count} migration(s) applied")
         elif args.command == "load":
+            if args.if_empty and not asyncio.run(world_is_empty(settings.database_url)):
+                print("forge: the database already has data; nothing loaded")
+                return 0
             counts = asyncio.run(run_load(settings, args.file, services))
             print(
                 f"forge: loaded {args.file} ({counts['accounts']} accounts, "
@@ -162,7 +168,7 @@ def _dev(args: Any, env: dict[str, str], services: dict[str, Service]) -> int:
             asyncio.run(run_load(settings, args.world, services))
             print(f"forge: loaded {args.world}")
         else:
-            print("forge: database already has data; demo world not loaded again")
+            print("forge: the database already has data; demo world not loaded again")
         url = f"http://localhost:{args.port}/"
         print(
             f"forge: ready at {url}\n  try: curl {url}healthz\n"
