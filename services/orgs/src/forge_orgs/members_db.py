@@ -6,16 +6,14 @@ from .dbconn import Conn
 from .models import Member
 
 
-async def public_members(conn: Conn, org_id: int, limit: int | None = None) -> list[Member]:
-    """Public members by login (case-insensitive; names are unique that way), at most `limit`."""
+async def public_members(conn: Conn, org_id: int) -> list[Member]:
+    """Every public member, by login (case-insensitive; names are unique that way)."""
     rows = await conn.fetch(
         """SELECT a.id, a.name AS login, a.full_name, m.role
              FROM core.org_members m JOIN core.accounts a ON a.id = m.user_id
             WHERE m.org_id = $1 AND m.public
-            ORDER BY lower(a.name)
-            LIMIT $2""",
+            ORDER BY lower(a.name)""",
         org_id,
-        limit,
     )
     return [Member(**dict(row)) for row in rows]
 

@@ -12,7 +12,11 @@ from .dbconn import Conn
 from .models import Group, Member, Org, Pin, Stats
 from .pins_db import pin_from_row
 
-_OVERVIEW_SQL = """
+OVERVIEW_MEMBERS = 12  # SPEC, Limits: public members in the overview
+
+# The limit is written into the statement, not bound: with `LIMIT $n` PostgreSQL keeps re-planning
+# the prepared statement for each call (custom plans), which costs more than running it.
+_OVERVIEW_SQL = f"""
 WITH o AS (
     SELECT id, name, full_name, description, website, location, visibility
       FROM core.accounts WHERE lower(name) = lower($1) AND kind = 'org'
@@ -40,7 +44,7 @@ SELECT o.id, o.name, o.full_name, o.description, o.website, o.location, o.visibi
                   FROM core.org_members m JOIN core.accounts a ON a.id = m.user_id
                  WHERE m.org_id = o.id AND m.public
                  ORDER BY lower(a.name)
-                 LIMIT $3) x) AS members,
+                 LIMIT {OVERVIEW_MEMBERS}) x) AS members,
        mc.member_count, mc.public_member_count,
        (SELECT count(*) FROM core.teams t WHERE t.org_id = o.id) AS team_count,
        rc.repo_count, rc.public_repo_count,
@@ -81,11 +85,9 @@ def _pin(item: dict[str, Any]) -> Pin:
     return pin_from_row(item)
 
 
-async def overview(
-    conn: Conn, name: str, viewer_id: int | None, member_limit: int
-) -> Overview | None:
+async def overview(conn: Conn, name: str, viewer_id: int | None) -> Overview | None:
     """Everything the overview shows, unfiltered; None when no organization has that name."""
-    row = await conn.fetchrow(_OVERVIEW_SQL, name, viewer_id, member_limit)
+    row = await conn.fetchrow(_OVERVIEW_SQL, name, viewer_id)
     if row is None:
         return None
     return Overview(

@@ -19,8 +19,6 @@ from ..models import OrgView
 from ..visibility import filter_for_viewer
 from .common import base_url, no_content
 
-OVERVIEW_MEMBERS = 12  # SPEC, Limits
-
 
 async def overview(request: web.Request) -> web.Response:
     """One query for everything, plus at most one bulk access decision, whatever the size."""
@@ -29,9 +27,7 @@ async def overview(request: web.Request) -> web.Response:
     async with connection(request) as conn:
         data = None
         if valid_name(name):
-            data = await overview_db.overview(
-                conn, name, viewer.id if viewer else None, OVERVIEW_MEMBERS
-            )
+            data = await overview_db.overview(conn, name, viewer.id if viewer else None)
         if data is None:
             raise org_not_found()
         view = require_visible(OrgView(data.org, viewer, data.role))
