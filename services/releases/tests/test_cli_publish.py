@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 import pytest
+from aiohttp import web
 from aiohttp.test_utils import TestServer
 from forge_common.cli import build_parser
 from forge_common.config import Settings
@@ -220,3 +221,25 @@ async def test_upload_over_the_server_limit_is_reported(
     code, _, err = await forge("owner/pub", "v6", big, url=str(server.make_url("/")))
     assert code == 1
     assert "big.zip" in err and "upload limit" in err
+
+
+async def test_a_proxy_error_page_is_reported_not_a_traceback(
+    aiohttp_server: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Something that is not our API answers (a proxy's error page, broken JSON)."""
+
+    async def bad_gateway(request: web.Request) -> web.Response:
+        return web.Response(status=502, text="<html>Bad gateway</html>", content_type="text/html")
+
+    async def broken_json(request: web.Request) -> web.Response:
+        return web.Response(status=200, text="{not json", content_type="application/json")
+
+    f = write(tmp_path / "a.zip", 10, b"a")
+    for handler, message in [(bad_gateway, "HTTP 502"), (broken_json, "HTTP 200")]:
+        app = web.Application()
+        app.router.add_route("*", "/{tail:.*}", handler)
+        server = await aiohttp_server(app, host="127.0.0.1")
+        code, _, err = await publish_in_process(
+            capsys, "owner/pub", "v5", f, url=str(server.make_url("/"))
+        )
+        assert code == 1 and message in err and "Traceback" not in err, err

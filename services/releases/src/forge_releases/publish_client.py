@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from typing import Any, TextIO
 from urllib.parse import quote
 
 import aiohttp
+import orjson
 from yarl import URL
 
 from .progress import Progress, human_size
@@ -45,6 +47,14 @@ class Request:
     notes: str | None = None
     draft: bool = False
     prerelease: bool = False
+
+
+def _error_of(data: Any) -> tuple[str, str]:
+    """(code, message) of a version-2 error body; empty strings for anything else."""
+    error = data.get("error") if isinstance(data, dict) else None
+    if not isinstance(error, dict):
+        return "", ""
+    return str(error.get("code", "")), str(error.get("message", ""))
 
 
 def _segment(value: str) -> str:
@@ -86,12 +96,12 @@ class Publisher:
             body = await resp.read()
             data: Any = None
             if body and resp.content_type == "application/json":
-                data = await resp.json()
+                with contextlib.suppress(ValueError):  # not ours (a proxy's page): no data
+                    data = orjson.loads(body)
             return resp.status, data
 
     def fail(self, status: int, data: Any, doing: str) -> PublishError:
-        error = data.get("error", {}) if isinstance(data, dict) else {}
-        code, message = error.get("code", ""), error.get("message", "")
+        code, message = _error_of(data)
         if code == "AuthTokenInvalid":
             return PublishError("the server did not accept FORGE_TOKEN (401): check the token")
         if code == "AuthTokenMissing":
@@ -111,9 +121,9 @@ class Publisher:
         tag = self.req.tag
         if not (tag.isascii() and tag.lstrip("+").isdigit()):
             status, data = await self.call("GET", f"{self.api}/{_segment(tag)}")
-            if status == 200:
-                return dict(data)
-            if status == 404 and isinstance(data, dict) and data["error"]["code"] != "RepoNotFound":
+            if status == 200 and isinstance(data, dict):
+                return data
+            if status == 404 and _error_of(data)[0] == "ReleaseNotFound":
                 return None
             raise self.fail(status, data, "looking up the release")
         # A tag that looks like a number names a release id in the path: search the list.
@@ -122,7 +132,7 @@ class Publisher:
             status, data = await self.call(
                 "GET", f"{self.api}?prereleases=true&drafts=true&limit=100&page={page}"
             )
-            if status != 200:
+            if status != 200 or not isinstance(data, list):
                 raise self.fail(status, data, "listing releases")
             for release in data:
                 if release["tag_name"] == tag:
@@ -140,9 +150,9 @@ class Publisher:
             "prerelease": self.req.prerelease,
         }
         status, data = await self.call("POST", self.api, json=body)
-        if status == 201:
+        if status == 201 and isinstance(data, dict):
             self.out.write(f"created release {self.req.tag} of {self.full_name}\n")
-            return dict(data)
+            return data
         if status == 409:  # created meanwhile by someone else: use it
             found = await self.find_release()
             if found is not None:
@@ -212,7 +222,7 @@ class Publisher:
             progress.close()
         if status == 413:
             raise PublishError(f"{path.name} is larger than the server's upload limit (413)")
-        if status != 201:
+        if status != 201 or not isinstance(data, dict):
             raise self.fail(status, data, f"uploading {path.name}")
         if data.get("sha256") not in (None, sha.hexdigest()):
             raise PublishError(f"{path.name}: the server stored different bytes than were sent")
