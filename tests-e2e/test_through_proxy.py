@@ -158,6 +158,18 @@ def test_org_overview_goes_to_orgs(stack: Stack) -> None:
     assert [p["repo"]["name"] for p in overview["pinned_repos"]] == ["app"]
 
 
+@pytest.mark.parametrize(
+    ("path", "described"),
+    [("/api/v1/openapi.json", "/orgs/{org}/overview"), ("/api/v2/openapi.json", "/update")],
+)
+def test_each_api_document_comes_from_its_service(stack: Stack, path: str, described: str) -> None:
+    reply = stack.get(path)
+    assert reply.status == 200, reply.body
+    document = reply.json()
+    assert document["openapi"].startswith("3.1")
+    assert any(route.endswith(described) for route in document["paths"])
+
+
 def test_org_pins_go_to_orgs_and_unknown_org_is_v1_404(stack: Stack) -> None:
     pins = stack.get("/api/v1/orgs/acme/pinned", BOB)
     assert pins.status == 200, pins.body

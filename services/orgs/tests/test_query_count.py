@@ -86,8 +86,8 @@ async def test_overview_runs_a_fixed_number_of_queries_whatever_the_counts(
     _, small_queries, small_resets = await count_overview(api, counter, "pub", small_token)
     body, big_queries, big_resets = await count_overview(api, counter, "big", big_token)
     assert len(big_queries) == len(small_queries) == expected, big_queries
-    # one pooled connection per request, plus the auth middleware's when signed in
-    assert big_resets == small_resets == (1 if big_token is None else 2)
+    # the shared pool skips the session reset round trip on release (forge_common.db)
+    assert big_resets == small_resets == 0
     assert len(body["public_members"]) == 12 and body["total_members"] == 5000
     # 50 public pins; the member's team reads private repo0002, repo0042 and repo0082
     assert len(body["pinned_repos"]) == {"owner": 100, "member": 53}.get(viewer, 50)
