@@ -140,7 +140,18 @@ async def test_multipart_without_a_file_part_is_422(client: Client, settings: Se
 async def test_bad_asset_names_are_422(client: Client, db: Any, settings: Settings) -> None:
     rid = await new_release(client)
     before = await outbox(db)
-    for name in ["a/b.zip", "a%2Fb.zip", "a%5Cb.zip", "..", "a..zip", "a%00b", "", "%20", "%01x"]:
+    for name in [
+        "a/b.zip",
+        "a%2Fb.zip",
+        "a%5Cb.zip",
+        "..",
+        "a..zip",
+        "a%00b",
+        "",
+        "%20",
+        "%01x",
+        ".",
+    ]:
         resp = await upload(client, rid, name, b"data")
         assert resp.status == 422, name
         assert (await resp.json())["error"]["code"] == "ValidationFailed"

@@ -127,6 +127,8 @@ BAD_BODIES: list[tuple[dict[str, Any], str]] = [
     ({"tag_name": "v1\x7f"}, "tag_name"),
     ({"tag_name": "v" * 256}, "tag_name"),
     ({"tag_name": 5}, "tag_name"),
+    ({"tag_name": "."}, "tag_name"),
+    ({"tag_name": ".."}, "tag_name"),
     ({"tag_name": "v5", "draft": "yes"}, "draft"),
     ({"tag_name": "v5", "prerelease": 1}, "prerelease"),
     ({"tag_name": "v5", "name": ["x"]}, "name"),

@@ -38,10 +38,16 @@ def _storable(value: str, field: str, limit: int) -> str:
     return value
 
 
+# Path segments that URL normalisation removes: a download address holding one would break.
+_DOT_SEGMENTS = frozenset({".", ".."})
+
+
 def _tag(value: str | None) -> str:
     if value is None:
         raise Unprocessable("tag_name is required", field="tag_name")
     problem = tag_problem(value)
+    if problem is None and value in _DOT_SEGMENTS:
+        problem = "must not be '.' or '..'"
     if problem is not None:
         raise Unprocessable(f"tag_name {problem}", field="tag_name")
     return _storable(value, "tag_name", 255)
@@ -103,6 +109,8 @@ def asset_name(value: str | None) -> str:
     if value is None:
         raise Unprocessable("name is required (?name=FILE)", field="name")
     problem = asset_name_problem(value)
+    if problem is None and value in _DOT_SEGMENTS:
+        problem = "must not be '.' or '..'"
     if problem is not None:
         raise Unprocessable(f"name {problem}", field="name")
     return _storable(value, "name", 255)
