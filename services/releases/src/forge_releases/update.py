@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import semver
-from aiohttp import web
+from aiohttp import hdrs, web
 from forge_common.render import dumps, rfc3339
 
 from .httpcache import cache_headers, etag_of, none_match
@@ -90,7 +90,7 @@ class Answer:
 
     def respond(self, request: web.Request, public: bool) -> web.Response:
         headers = self.public_headers if public else self.private_headers
-        if self.etag and none_match(request, self.etag):
+        if self.etag and hdrs.IF_NONE_MATCH in request.headers and none_match(request, self.etag):
             return web.Response(
                 status=304, headers={k: v for k, v in headers.items() if k != "Content-Type"}
             )
