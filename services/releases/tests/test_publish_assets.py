@@ -440,3 +440,52 @@ async def test_startup_sweeps_temporary_files_abandoned_by_a_crash(
     os.utime(old, (time.time() - 2 * 3600, time.time() - 2 * 3600))
     await aiohttp_client(create_app(settings))
     assert sorted(p.name for p in incoming.iterdir()) == ["upload-fresh"]
+
+
+async def raw_upload_head(
+    client: Client, path: str, token: str, length: int
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, bytes]:
+    """Send only the head of an upload with `Expect: 100-continue`; the first line answered."""
+    host, port = client.server.host, client.server.port
+    assert isinstance(port, int)
+    reader, writer = await asyncio.open_connection(host, port)
+    writer.write(
+        (
+            f"POST {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: token {token}\r\n"
+            f"Content-Length: {length}\r\nExpect: 100-continue\r\n\r\n"
+        ).encode()
+    )
+    await writer.drain()
+    return reader, writer, await asyncio.wait_for(reader.readline(), 10)
+
+
+async def test_expect_continue_is_answered_only_after_the_checks(
+    client: Client, settings: Settings
+) -> None:
+    """A refused upload is refused before its body is sent (curl and the forge CLI send
+    `Expect: 100-continue`); an accepted one gets `100 Continue`, then its 201."""
+    rid = await new_release(client)
+    assert (await upload(client, rid, "taken.zip", b"t")).status == 201
+    refused = [
+        (assets_url(rid, "a.zip"), "wrong-token", 10, b" 401 "),
+        (assets_url(rid, "a.zip"), "reader-token", 10, b" 403 "),
+        (assets_url(999999, "a.zip"), "writer-token", 10, b" 404 "),
+        (assets_url(rid, "a.zip"), "writer-token", LIMIT + 1, b" 413 "),
+        (assets_url(rid, "taken.zip"), "writer-token", 10, b" 409 "),
+        (assets_url(rid, "a%2Fb"), "writer-token", 10, b" 422 "),
+    ]
+    for path, token, length, status in refused:
+        _, writer, first = await raw_upload_head(client, path, token, length)
+        writer.close()
+        assert status in first, (path, first)
+    reader, writer, first = await raw_upload_head(
+        client, assets_url(rid, "ok.zip"), "writer-token", 5
+    )
+    assert first == b"HTTP/1.1 100 Continue\r\n"
+    assert await reader.readline() == b"\r\n"
+    writer.write(b"hello")
+    await writer.drain()
+    final = await asyncio.wait_for(reader.readline(), 10)
+    writer.close()
+    assert b" 201 " in final
+    assert len(stored_files(settings.storage_path)) == 3  # world, taken.zip, ok.zip

@@ -210,7 +210,10 @@ class Publisher:
         url = f"{self.api}/{release['id']}/assets?name={_segment(path.name)}"
         headers = {"Content-Type": "application/octet-stream", "Content-Length": str(size)}
         try:
-            status, data = await self.call("POST", url, data=chunks(), headers=headers)
+            # with `Expect: 100-continue` a refusal (limit, name, access) comes before any byte
+            status, data = await self.call(
+                "POST", url, data=chunks(), headers=headers, expect100=True
+            )
         except aiohttp.ClientResponseError as exc:
             raise PublishError(f"uploading {path.name} failed: {exc.message}") from None
         except (aiohttp.ClientOSError, aiohttp.ServerDisconnectedError) as exc:

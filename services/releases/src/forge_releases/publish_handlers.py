@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 
-from aiohttp import web
+from aiohttp import HttpVersion11, web
 from aiohttp.http_exceptions import BadHttpMessage
 from forge_common.access import Access
 from forge_common.auth import Viewer, viewer_of
@@ -102,6 +102,25 @@ async def delete_release(request: web.Request) -> web.Response:
     return web.Response(status=204)
 
 
+async def defer_continue(request: web.Request) -> None:
+    """Expect handler of the upload route. aiohttp's default answers `100 Continue` before any
+    check; here `upload_asset` sends it once the checks that need no body have passed, so a
+    refused upload (bad token, no access, over the limit, name taken) is never transmitted."""
+    if request.headers.get("Expect", "").lower() != "100-continue":
+        raise web.HTTPExpectationFailed(text="Only Expect: 100-continue is supported")
+
+
+async def _send_continue(request: web.Request) -> None:
+    if request.version == HttpVersion11 and request.headers.get("Expect"):
+        await request.writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+        request.writer.output_size = 0  # as aiohttp's own expect handler: not the response
+
+
+def _check_name_free(release: Release, name: str) -> None:
+    if any(asset.name == name for asset in release.assets):
+        raise publish.duplicate_asset(name)
+
+
 async def upload_asset(request: web.Request) -> web.Response:
     """The file is checked (name, duplicate, declared size) before a byte of it is read."""
     ref, viewer = await _publisher(request)
@@ -112,10 +131,12 @@ async def upload_asset(request: web.Request) -> web.Response:
     if release is None:
         raise ReleaseNotFound()
     await publish.check_writable(request.app, ref)  # before streaming, not only after
+    if "name" in request.query:  # a multipart file name is known only after `100 Continue`
+        _check_name_free(release, asset_name(request.query["name"]))
+    await _send_continue(request)
     upload = await open_upload(request)
     name = asset_name(request.query.get("name", upload.filename))
-    if any(asset.name == name for asset in release.assets):
-        raise publish.duplicate_asset(name)
+    _check_name_free(release, name)
     try:
         writer = await receive(upload, request.app[STORAGE], limit)
         release, asset, blob = await publish.attach_asset(

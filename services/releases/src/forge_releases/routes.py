@@ -25,7 +25,11 @@ def add_routes(app: web.Application) -> None:
             web.post(API, publish_handlers.create_release),
             web.patch(f"{API}/{{release_id}}", publish_handlers.update_release),
             web.delete(f"{API}/{{release_id}}", publish_handlers.delete_release),
-            web.post(f"{API}/{{release_id}}/assets", publish_handlers.upload_asset),
+            web.post(
+                f"{API}/{{release_id}}/assets",
+                publish_handlers.upload_asset,
+                expect_handler=publish_handlers.defer_continue,
+            ),
             web.delete(f"{API}/{{release_id}}/assets/{{asset_id}}", publish_handlers.delete_asset),
         ]
     )
