@@ -40,16 +40,36 @@ async def test_every_write_emits_its_event(api, ids, db):
     assert [r["actor_id"] for r in rows][:6] == [olive] * 6
     assert rows[6]["actor_id"] == ids.accounts["cora"]
     assert rows[0]["repo_id"] == spare and rows[5]["repo_id"] == spare
-    assert rows[0]["payload"]["pin"] == {
-        "id": created.json["id"],
+    # flat payloads, as proto/plugin/v1/EVENTS.md documents them for plugin authors
+    assert rows[0]["payload"] == {
+        "org_id": pub,
+        "org": "pub",
+        "pin_id": created.json["id"],
         "repo_id": spare,
-        "repo_name": "spare",
+        "repo": "spare",
         "group_id": 0,
         "display_order": 0,
     }
+    assert rows[1]["payload"] == {
+        "org_id": pub,
+        "org": "pub",
+        "group_id": gid,
+        "name": "New",
+        "display_order": 0,
+        "collapsed": False,
+    }
     assert rows[2]["payload"]["changed"] == ["collapsed"]
+    assert rows[2]["payload"]["collapsed"] is True
     assert rows[3]["payload"]["orders"] == orders
-    assert rows[7]["payload"]["user"] == {"id": ids.accounts["cora"], "login": "cora"}
+    assert rows[4]["payload"]["group_id"] == gid and rows[4]["payload"]["name"] == "New"
+    assert rows[5]["payload"] == {"org_id": pub, "org": "pub", "pin_id": created.json["id"],
+                                  "repo_id": spare, "repo": "spare"}  # fmt: skip
+    assert rows[7]["payload"] == {
+        "org_id": pub,
+        "org": "pub",
+        "user_id": ids.accounts["cora"],
+        "login": "cora",
+    }
 
 
 async def test_no_event_without_a_change(api, ids, db):

@@ -3,13 +3,13 @@ group). Each runs in one transaction with its event; nothing is written when not
 
 from __future__ import annotations
 
-from dataclasses import asdict, replace
+from dataclasses import replace
 
 from forge_common.errors import NotFound
 
 from . import groups_db
 from .dbconn import Conn
-from .events import emit_org_event
+from .events import emit_org_event, group_fields
 from .models import Group, Org
 from .options import CreateGroup, UpdateGroup
 
@@ -23,7 +23,7 @@ async def create(conn: Conn, org: Org, actor_id: int, option: CreateGroup) -> Gr
         group = await groups_db.insert_group(
             conn, org.id, option.name, option.display_order, option.collapsed
         )
-        await emit_org_event(conn, "org.pin_group.created", org, actor_id, {"group": asdict(group)})
+        await emit_org_event(conn, "org.pin_group.created", org, actor_id, group_fields(group))
     return group
 
 
@@ -52,7 +52,7 @@ async def update(conn: Conn, org: Org, actor_id: int, group_id: int, option: Upd
                 "org.pin_group.updated",
                 org,
                 actor_id,
-                {"group": asdict(updated), "changed": changed},
+                {**group_fields(updated), "changed": changed},
             )
     return updated
 
@@ -62,4 +62,4 @@ async def delete(conn: Conn, org: Org, actor_id: int, group_id: int) -> None:
         group = await groups_db.delete_group(conn, org.id, group_id)
         if group is None:
             raise group_not_found()
-        await emit_org_event(conn, "org.pin_group.deleted", org, actor_id, {"group": asdict(group)})
+        await emit_org_event(conn, "org.pin_group.deleted", org, actor_id, group_fields(group))

@@ -40,5 +40,5 @@ async def set_visibility(
                 "org.member.publicized" if public else "org.member.concealed",
                 view.org,
                 actor.id,
-                {"user": {"id": user_id, "login": login}},
+                {"user_id": user_id, "login": login},
             )

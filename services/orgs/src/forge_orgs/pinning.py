@@ -51,13 +51,11 @@ async def pin(conn: Conn, org: Org, actor_id: int, option: AddPin) -> Pin:
                 org,
                 actor_id,
                 {
-                    "pin": {
-                        "id": pin_id,
-                        "repo_id": repo_id,
-                        "repo_name": repo_name,
-                        "group_id": option.group_id or 0,
-                        "display_order": option.display_order,
-                    }
+                    "pin_id": pin_id,
+                    "repo_id": repo_id,
+                    "repo": repo_name,
+                    "group_id": option.group_id or 0,
+                    "display_order": option.display_order,
                 },
                 repo_id=repo_id,
             )
@@ -83,7 +81,7 @@ async def unpin(conn: Conn, org: Org, actor_id: int, repo_name: str) -> None:
                 "org.pin.deleted",
                 org,
                 actor_id,
-                {"pin": {"id": pin_id, "repo_id": repo_id, "repo_name": name}},
+                {"pin_id": pin_id, "repo_id": repo_id, "repo": name},
                 repo_id=repo_id,
             )
 
