@@ -215,12 +215,14 @@ async def test_download_counts_each_completed_full_download_once(
     await load(world())
     client = await make_client()
     for _ in range(3):
-        assert (await client.get(URL)).status == 200
-    await client.get(URL, headers={"Range": "bytes=0-1"})  # partial: not counted
-    await client.head(URL)  # no body: not counted
-    etag = (await client.get(URL)).headers["ETag"]  # 4th full download
-    await client.get(URL, headers={"If-None-Match": etag})  # 304: not counted
-    await client.get("/owner/app/releases/latest/download/app-x64.zip")  # 5th
+        assert await (await client.get(URL)).read() == CONTENT.encode()
+    await (await client.get(URL, headers={"Range": "bytes=0-1"})).read()  # partial: not counted
+    await (await client.head(URL)).read()  # no body: not counted
+    full = await client.get(URL)  # 4th full download
+    await full.read()
+    etag = full.headers["ETag"]
+    await (await client.get(URL, headers={"If-None-Match": etag})).read()  # 304: not counted
+    await (await client.get("/owner/app/releases/latest/download/app-x64.zip")).read()  # 5th
     # visible in the API at once, before the batch is written
     assert (await asset_counts(client))["App-x64.zip"] == 5
     written = await client.app[DOWNLOAD_COUNTER].flush(client.app[DB_POOL])
@@ -235,7 +237,7 @@ async def test_download_counts_survive_a_clean_shutdown(
     await load(world())
     client = await make_client()
     for _ in range(4):
-        await client.get("/owner/app/releases/download/v1.0.0/RELEASES")
+        await (await client.get("/owner/app/releases/download/v1.0.0/RELEASES")).read()
     await client.close()  # cleanup writes what is pending
     assert await stored_count(db, "RELEASES") == 4
 

@@ -56,6 +56,8 @@ class DownloadCounter:
         while True:
             await asyncio.sleep(interval)
             try:
-                await self.flush(pool)
+                # shielded: stopping the app must not cut a write whose outcome is then unknown
+                # (it could be applied and retried: counted twice); the final flush waits for it
+                await asyncio.shield(self.flush(pool))
             except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
                 log.warning("could not write download counts yet: %s", exc)
