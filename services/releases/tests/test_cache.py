@@ -280,3 +280,26 @@ async def test_deaf_listen_connection_is_detected_and_replaced(
     await until(lambda: offered_is(client, "v1.2.0"))
     assert listener._conn is not deaf
     assert deaf.is_closed()
+
+
+def test_cache_memory_is_bounded() -> None:
+    from forge_releases.cache import CacheLimits, RepoReleases
+    from forge_releases.update import NO_UPDATE
+
+    cache = ReleaseCache(CacheLimits(names=3, repos=2, answers_per_repo=4, answers=6))
+    cache.reset(enabled=True)
+    for i in range(5):
+        cache.put_name(("o", f"r{i}"), None, cache.token())
+        cache.put_repo(i, RepoReleases((), ()), cache.token())
+    assert len(cache._names) <= 3 and len(cache._repos) <= 2
+    cache.reset(enabled=True)
+    for i in (3, 4):
+        cache.put_repo(i, RepoReleases((), ()), cache.token())
+    first, second = (cache.get_repo(i) for i in (3, 4))
+    assert first is not None and second is not None
+    for i in range(5):
+        cache.remember_answer(first, f"version={i}", NO_UPDATE)
+    assert len(first.answers) <= 4
+    for i in range(3):
+        cache.remember_answer(second, f"version={i}", NO_UPDATE)
+    assert len(first.answers) + len(second.answers) <= 6

@@ -62,9 +62,13 @@ class RepoReleases:
 
 @dataclass(frozen=True, slots=True)
 class CacheLimits:
+    """Memory bounds: a few hundred MB at worst (up to 100 candidates per repository, a prepared
+    answer about 1.5 kB), far less in practice."""
+
     names: int = 10_000
-    repos: int = 10_000
+    repos: int = 2_000
     answers_per_repo: int = 1_024
+    answers: int = 50_000  # over all repositories
 
 
 class ReleaseCache:
@@ -76,6 +80,7 @@ class ReleaseCache:
         self._version = 0
         self._names: dict[tuple[str, str], RepoEntry | None] = {}
         self._repos: dict[int, RepoReleases] = {}
+        self._answers_added = 0  # since answers were last dropped everywhere (an upper bound)
 
     # --- reading and storing -------------------------------------------------------------
 
@@ -107,9 +112,15 @@ class ReleaseCache:
         self._repos[repo_id] = releases
 
     def remember_answer(self, releases: RepoReleases, key: str, answer: Answer) -> None:
+        """Keep a prepared answer; varied query strings (cache busters) cannot grow memory."""
+        if self._answers_added >= self.limits.answers:
+            for cached in self._repos.values():
+                cached.answers.clear()
+            self._answers_added = 0
         if len(releases.answers) >= self.limits.answers_per_repo:
             releases.answers.clear()
         releases.answers[key] = answer
+        self._answers_added += 1
 
     # --- invalidation --------------------------------------------------------------------
 
