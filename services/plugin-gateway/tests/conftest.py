@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import faulthandler
 import json
 import os
 import socket
 import time
 from collections import Counter, defaultdict
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -227,6 +228,18 @@ class FakePlugin:
         return plugin_pb2.HTTPResponse(
             status_code=200, headers={"Content-Type": "application/json"}, body=body
         )
+
+
+# A test here takes seconds; one that has not finished after this long is stuck. Stop the run with
+# every thread's stack on stderr rather than let it hang until an outer timeout.
+WATCHDOG_SECONDS = 120
+
+
+@pytest.fixture(autouse=True)
+def watchdog() -> Iterator[None]:
+    faulthandler.dump_traceback_later(WATCHDOG_SECONDS, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
 
 
 def free_port() -> int:

@@ -83,9 +83,10 @@ class DeliveryWorker:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        if self._listener is not None:
+        listener, self._listener = self._listener, None
+        if listener is not None:
             with contextlib.suppress(Exception):
-                await self._listener.close()
+                await listener.close(timeout=2)
 
     def wake(self) -> None:
         self._wake.set()
