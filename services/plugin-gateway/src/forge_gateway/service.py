@@ -8,6 +8,7 @@ from aiohttp import web
 from forge_common.config import Settings
 from forge_common.service import Service
 
+from .cli import add_commands
 from .config import GatewayOptions, PluginConfig, load_plugins_file
 from .delivery import DeliveryWorker, delivery_context
 from .keys import DELIVERY_WORKER, PLUGIN_MANAGER
@@ -42,4 +43,5 @@ SERVICE = Service(
     schema="gateway",
     migrations_package="forge_gateway.migrations",
     setup=make_setup(),
+    add_commands=add_commands,
 )
