@@ -42,8 +42,9 @@ async def plugin_route(request: web.Request) -> web.Response:
         raise NotFound("Not found")
     if request.method not in methods:
         raise MethodNotAllowed(proxy.allowed_methods(methods))
-    cap = min(request.app[SETTINGS].max_body_bytes, plugin.options.max_http_body_bytes)
-    body = await _read_body(request, cap)
+    # Requests obey the site's body limit too; responses only the gateway's own cap.
+    cap = plugin.options.max_http_body_bytes
+    body = await _read_body(request, min(request.app[SETTINGS].max_body_bytes, cap))
     message = proxy.build_request(
         request.method,
         path,
