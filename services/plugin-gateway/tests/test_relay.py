@@ -157,7 +157,7 @@ async def test_change_to_on_event_in_one_process_like_serve_all(
     itself = replace(settings, gateway_url=f"http://127.0.0.1:{port}/")
     async with gateway_server(itself, tmp_path, [helpers.entry(fake)], helpers.FAST, port):
         [event_id] = await emit_events(db, 1)
-        # The relay polls every 0.5 s by default.
+        # The relay polls every 0.25 s by default.
         await helpers.eventually(lambda: fake.calls["OnEvent"] == 1, within=5)
         for _ in range(100):  # the relay deletes the row once the gateway has answered
             if await db.fetchval("SELECT count(*) FROM core.outbox") == 0:
