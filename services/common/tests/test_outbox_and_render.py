@@ -50,3 +50,19 @@ def test_timestamps_are_utc_whole_seconds_with_z():
     assert rfc3339(moment) == "2026-01-02T03:04:05Z"
     assert orjson.loads(dumps({"at": moment})) == {"at": "2026-01-02T03:04:05Z"}
     assert rfc3339(datetime(2026, 1, 2, 3, 4, 5)) == "2026-01-02T03:04:05Z"  # naive = UTC
+
+
+def test_event_types_agree_with_the_plugin_sdk_and_the_documentation():
+    """The SDK cannot import forge_common (plugins install it alone), so it keeps its own list:
+    this keeps the two lists and proto/plugin/v1/EVENTS.md the same."""
+    import re
+    from pathlib import Path
+
+    from forge_common.outbox import EVENT_TYPES
+    from forge_plugin_sdk import EVENT_TYPES as SDK_EVENT_TYPES
+
+    events_md = Path(__file__).resolve().parents[3] / "proto" / "plugin" / "v1" / "EVENTS.md"
+    documented = set(
+        re.findall(r"^\| `((?:release|org)\.[a-z_.]+)` \|", events_md.read_text(), re.M)
+    )
+    assert set(SDK_EVENT_TYPES) == set(EVENT_TYPES) == documented
