@@ -35,7 +35,7 @@ $(INSTALL_STAMP): $(INSTALL_INPUTS)
 		$(PY) -m pip install --quiet --disable-pip-version-check pgserver; fi
 	@touch $@
 
-run: install ## Start everything on http://localhost:$(PORT)/ (embedded PostgreSQL unless DATABASE_URL is set)
+run: install ## Start everything on http://localhost:8080/ (PORT=N to change; embedded PostgreSQL unless DATABASE_URL is set)
 	$(BIN)/forge dev --world demo/world.json --port $(PORT)
 
 lint: install ## ruff and mypy --strict
