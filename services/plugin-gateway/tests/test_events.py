@@ -387,6 +387,29 @@ async def test_concurrency_cap_per_plugin_isolates_a_slow_plugin(
     assert slow.max_events_in_flight == 2
 
 
+async def test_notify_wakes_the_worker_and_its_listen_connection_comes_back(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    """With polling every 30 s, only LISTEN/NOTIFY can deliver within seconds; after the
+    LISTEN connection is killed (say the database restarted) the worker listens again."""
+    fake = await fakes(helpers.FakePlugin("quick", events=["release.published"]))
+    slow_polling = replace(helpers.FAST.delivery, poll_interval=30)
+    client = await fresh([helpers.entry(fake)], replace(helpers.FAST, delivery=slow_polling))
+    worker = client.app[DELIVERY_WORKER]
+    await post_events(client, [envelope()])
+    await helpers.eventually(lambda: fake.calls["OnEvent"] == 1, within=3, what="NOTIFY")
+    listener = worker._listener
+    assert listener is not None
+    await db.execute("SELECT pg_terminate_backend($1)", listener.get_server_pid())
+    await helpers.eventually(
+        lambda: worker._listener is not None and worker._listener is not listener,
+        within=5,
+        what="a new LISTEN connection",
+    )
+    await post_events(client, [envelope()])
+    await helpers.eventually(lambda: fake.calls["OnEvent"] == 2, within=3, what="NOTIFY again")
+
+
 # Several workers and leases ------------------------------------------------------------------
 
 

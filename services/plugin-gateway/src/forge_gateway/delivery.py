@@ -65,13 +65,14 @@ class DeliveryWorker:
         self._tasks: set[asyncio.Task[None]] = set()
         self._runner: asyncio.Task[None] | None = None
         self.pool: asyncpg.Pool
+        self._database_url: str | None = None
         self._listener: asyncpg.Connection[Any] | None = None
 
     async def start(self, pool: asyncpg.Pool, database_url: str | None = None) -> None:
         """Start claiming from `pool`; with `database_url`, LISTEN for new deliveries too."""
         self.pool = pool
-        if database_url is not None:
-            await self._listen(database_url)
+        self._database_url = database_url
+        await self._listen()
         self._runner = asyncio.create_task(self._run(), name="delivery-worker")
 
     async def stop(self) -> None:
@@ -91,14 +92,24 @@ class DeliveryWorker:
     def wake(self) -> None:
         self._wake.set()
 
-    async def _listen(self, database_url: str) -> None:
-        try:
-            conn = await connect(database_url)
-            await conn.add_listener(events_db.NOTIFY_CHANNEL, self._notified)
-        except (OSError, asyncpg.PostgresError):
-            log.warning("delivery worker: LISTEN failed; polling only", exc_info=True)
+    async def _listen(self) -> None:
+        """(Re)open the LISTEN connection; while there is none, polling alone finds work."""
+        if self._database_url is None or self._listener is not None:
             return
+        try:
+            async with asyncio.timeout(5):
+                conn = await connect(self._database_url)
+                await conn.add_listener(events_db.NOTIFY_CHANNEL, self._notified)
+        except (OSError, TimeoutError, asyncpg.PostgresError) as error:
+            log.warning("delivery worker: LISTEN failed (%s); polling until it works", error)
+            return
+        conn.add_termination_listener(self._listener_lost)
         self._listener = conn
+
+    def _listener_lost(self, conn: object) -> None:
+        if conn is self._listener:  # e.g. the database restarted: reconnect in a round now
+            self._listener = None
+            self._wake.set()
 
     def _notified(self, *_: object) -> None:
         self._wake.set()
@@ -107,6 +118,7 @@ class DeliveryWorker:
         next_prune = time.monotonic()
         while True:
             try:
+                await self._listen()
                 if time.monotonic() >= next_prune:
                     next_prune = time.monotonic() + self.options.prune_interval
                     pruned = await events_db.prune(self.pool, self.options.retention_days)
