@@ -20,40 +20,37 @@ async def store_events(
     events: Sequence[IncomingEvent],
     targets: Callable[[str], Sequence[str]],
 ) -> tuple[int, int]:
-    """In one transaction, each new event once and one delivery per target plugin.
+    """In one transaction (two statements), each new event once and one delivery per target.
 
     Returns (new, duplicates); a resent event id changes nothing. Workers are woken by NOTIFY,
     which PostgreSQL sends when the transaction commits.
     """
-    new = 0
     async with pool.acquire() as conn, conn.transaction():
-        for event in events:
-            inserted = await conn.fetchval(
-                """INSERT INTO gateway.events
-                       (id, type, source, occurred_at, repo_id, org_id, actor_id, payload)
-                   VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-                   ON CONFLICT (id) DO NOTHING
-                   RETURNING true""",
-                event.id,
-                event.type,
-                event.source,
-                event.occurred_at,
-                event.repo_id,
-                event.org_id,
-                event.actor_id,
-                dict(event.payload),
+        inserted = await conn.fetch(
+            """INSERT INTO gateway.events
+                   (id, type, source, occurred_at, repo_id, org_id, actor_id, payload)
+               SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[],
+                                    $5::bigint[], $6::bigint[], $7::bigint[], $8::jsonb[])
+               ON CONFLICT (id) DO NOTHING
+               RETURNING id, type""",
+            [e.id for e in events],
+            [e.type for e in events],
+            [e.source for e in events],
+            [e.occurred_at for e in events],
+            [e.repo_id for e in events],
+            [e.org_id for e in events],
+            [e.actor_id for e in events],
+            [dict(e.payload) for e in events],
+        )
+        pairs = [(row["id"], plugin) for row in inserted for plugin in targets(row["type"])]
+        if pairs:
+            await conn.execute(
+                """INSERT INTO gateway.deliveries (event_id, plugin)
+                   SELECT * FROM unnest($1::uuid[], $2::text[])""",
+                [event_id for event_id, _ in pairs],
+                [plugin for _, plugin in pairs],
             )
-            if not inserted:
-                continue
-            new += 1
-            plugins = list(targets(event.type))
-            if plugins:
-                await conn.execute(
-                    """INSERT INTO gateway.deliveries (event_id, plugin)
-                       SELECT $1, unnest($2::text[])""",
-                    event.id,
-                    plugins,
-                )
+        new = len(inserted)
         if new:
             await conn.execute(f"NOTIFY {NOTIFY_CHANNEL}")
     return new, len(events) - new
