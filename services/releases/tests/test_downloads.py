@@ -42,6 +42,9 @@ async def test_download_bytes_and_headers(make_client: Any, load: Any) -> None:
     assert resp.headers["Last-Modified"] == "Thu, 01 Jan 2026 00:01:00 GMT"
     assert resp.headers["Accept-Ranges"] == "bytes"
     assert resp.headers["Cache-Control"].startswith("public")
+    assert resp.headers["Content-Disposition"] == (
+        "attachment; filename=\"App-x64.zip\"; filename*=UTF-8''App-x64.zip"
+    )
     assert "X-Request-Id" in resp.headers
 
 

@@ -80,6 +80,12 @@ async def latest_download(request: web.Request) -> web.StreamResponse:
     return await _serve(request, stable[0], name, resolved.public)
 
 
+def _disposition(name: str) -> str:
+    """`filename` for old clients (ASCII, no quotes), `filename*` with the exact name (RFC 6266)."""
+    plain = "".join(c if 32 <= ord(c) < 127 and c not in '"\\' else "_" for c in name)
+    return f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(name, safe='')}"
+
+
 def _http_date(release_asset: Asset) -> str:
     return format_datetime(release_asset.created_at.replace(microsecond=0), usegmt=True)
 
@@ -142,9 +148,7 @@ async def _serve(
         response = web.StreamResponse(status=206 if part.partial else 200, headers=headers)
         response.content_type = asset.content_type
         response.content_length = part.length
-        response.headers["Content-Disposition"] = (
-            f"attachment; filename*=UTF-8''{quote(asset.name, safe='')}"
-        )
+        response.headers["Content-Disposition"] = _disposition(asset.name)
         if part.partial:
             response.headers["Content-Range"] = f"bytes {part.start}-{part.end - 1}/{asset.size}"
         await response.prepare(request)
