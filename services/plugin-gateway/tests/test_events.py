@@ -266,15 +266,26 @@ async def test_transient_failures_are_retried_with_the_same_event_id(
     assert [m["x-attempt"] for m in fake.metadata["OnEvent"]] == ["1", "2", "3"]
     assert len({m["x-delivery-id"] for m in fake.metadata["OnEvent"]}) == 1
     await _until(db, [("flaky", "delivered", 3)])
-    attempts = await db.fetch(
-        "SELECT attempt, outcome, error FROM gateway.delivery_attempts ORDER BY attempt"
+    # Every attempt is kept, and shown to operators.
+    delivery_id = fake.metadata["OnEvent"][0]["x-delivery-id"]
+    response = await client.get(
+        f"/api/v1/admin/plugins/flaky/deliveries/{delivery_id}", headers=ROOT
     )
-    assert [(a["attempt"], a["outcome"]) for a in attempts] == [
+    shown = await response.json()
+    assert shown["status"] == "delivered" and shown["attempts"] == 3
+    log = shown["attempt_log"]
+    assert [(a["attempt"], a["outcome"]) for a in log] == [
         (1, "retry"),
         (2, "retry"),
         (3, "delivered"),
     ]
-    assert attempts[0]["error"] == "database busy"
+    assert log[0]["error"] == "database busy"
+    assert log[1]["error"].startswith("UNKNOWN")
+    for missing in ("0", "99999", "x"):
+        response = await client.get(
+            f"/api/v1/admin/plugins/flaky/deliveries/{missing}", headers=ROOT
+        )
+        assert response.status == 404
 
 
 async def test_permanent_failure_is_a_dead_letter_at_once_and_can_be_redelivered(

@@ -62,22 +62,54 @@ async def list_deliveries(request: web.Request) -> web.Response:
     if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= 500:
         raise InvalidInput("limit must be a whole number from 1 to 500")
     rows = await events_db.list_deliveries(request.app[DB_POOL], plugin.name, status, int(raw))
-    return json_response(
-        [
-            {
-                "id": r.id,
-                "event_id": str(r.event_id),
-                "event_type": r.event_type,
-                "status": r.status,
-                "attempts": r.attempts,
-                "next_attempt_at": r.next_attempt_at if r.status == "pending" else None,
-                "last_error": r.last_error,
-                "created_at": r.created_at,
-                "finished_at": r.finished_at,
-            }
-            for r in rows
-        ]
+    return json_response([_delivery_json(r) for r in rows])
+
+
+async def get_delivery(request: web.Request) -> web.Response:
+    """`GET /api/v1/admin/plugins/{plugin}/deliveries/{id}`: a delivery and all its attempts."""
+    plugin = _admin_plugin(request)
+    found = await events_db.delivery_with_attempts(
+        request.app[DB_POOL], plugin.name, _delivery_id(request)
     )
+    if found is None:
+        raise NotFound("Delivery not found")
+    delivery, attempts = found
+    return json_response(
+        {
+            **_delivery_json(delivery),
+            "attempt_log": [
+                {
+                    "attempt": a.attempt,
+                    "started_at": a.started_at,
+                    "finished_at": a.finished_at,
+                    "outcome": a.outcome,
+                    "error": a.error,
+                }
+                for a in attempts
+            ],
+        }
+    )
+
+
+def _delivery_json(r: events_db.DeliveryRow) -> dict[str, object]:
+    return {
+        "id": r.id,
+        "event_id": str(r.event_id),
+        "event_type": r.event_type,
+        "status": r.status,
+        "attempts": r.attempts,
+        "next_attempt_at": r.next_attempt_at if r.status == "pending" else None,
+        "last_error": r.last_error,
+        "created_at": r.created_at,
+        "finished_at": r.finished_at,
+    }
+
+
+def _delivery_id(request: web.Request) -> int:
+    raw = request.match_info["id"]
+    if not (raw.isascii() and raw.isdigit()) or int(raw) > 2**63 - 1:
+        raise NotFound("Delivery not found")
+    return int(raw)
 
 
 async def redeliver_all(request: web.Request) -> web.Response:
@@ -91,10 +123,7 @@ async def redeliver_one(request: web.Request) -> web.Response:
     """`POST /api/v1/admin/plugins/{plugin}/deliveries/{id}/redeliver`: one finished delivery
     again, a dead letter or a replay (404 when there is no such finished delivery)."""
     plugin = _admin_plugin(request)
-    raw = request.match_info["id"]
-    if not (raw.isascii() and raw.isdigit()) or int(raw) > 2**63 - 1:
-        raise NotFound("Delivery not found")
-    count = await events_db.redeliver(request.app[DB_POOL], plugin.name, int(raw))
+    count = await events_db.redeliver(request.app[DB_POOL], plugin.name, _delivery_id(request))
     if not count:
         raise NotFound("Delivery not found")
     return json_response({"redelivered": count}, status=202)

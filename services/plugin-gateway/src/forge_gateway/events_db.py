@@ -181,6 +181,38 @@ async def list_deliveries(
     return [DeliveryRow(**dict(row)) for row in rows]
 
 
+@dataclass(frozen=True, slots=True)
+class AttemptRow:
+    attempt: int
+    started_at: datetime
+    finished_at: datetime
+    outcome: str
+    error: str | None
+
+
+async def delivery_with_attempts(
+    pool: asyncpg.Pool, plugin: str, delivery_id: int
+) -> tuple[DeliveryRow, list[AttemptRow]] | None:
+    """One delivery of `plugin` and every attempt made, oldest first; None when unknown."""
+    row = await pool.fetchrow(
+        """SELECT d.id, d.event_id, e.type AS event_type, d.status, d.attempts,
+                  d.next_attempt_at, d.last_error, d.created_at, d.finished_at
+             FROM gateway.deliveries d JOIN gateway.events e ON e.id = d.event_id
+            WHERE d.plugin = $1 AND d.id = $2""",
+        plugin,
+        delivery_id,
+    )
+    if row is None:
+        return None
+    attempts = await pool.fetch(
+        """SELECT attempt, started_at, finished_at, outcome, error
+             FROM gateway.delivery_attempts WHERE delivery_id = $1
+            ORDER BY started_at, attempt""",
+        delivery_id,
+    )
+    return DeliveryRow(**dict(row)), [AttemptRow(**dict(a)) for a in attempts]
+
+
 async def redeliver(pool: asyncpg.Pool, plugin: str, delivery_id: int | None) -> int:
     """Put finished deliveries back in the queue with a fresh attempt budget: one by id (dead,
     skipped or delivered: a replay), or every dead one of the plugin. Returns how many."""

@@ -10,6 +10,9 @@ from . import event_handlers, handlers
 def add_routes(app: web.Application) -> None:
     app.router.add_get("/api/v1/admin/plugins", handlers.admin_plugins)
     app.router.add_get("/api/v1/admin/plugins/{plugin}/deliveries", event_handlers.list_deliveries)
+    app.router.add_get(
+        "/api/v1/admin/plugins/{plugin}/deliveries/{id}", event_handlers.get_delivery
+    )
     app.router.add_post(
         "/api/v1/admin/plugins/{plugin}/deliveries/redeliver", event_handlers.redeliver_all
     )
