@@ -12,7 +12,7 @@ from .config import Settings
 from .db import create_pool
 from .health import add_health_routes
 from .keys import DB_POOL, SETTINGS
-from .middleware import add_request_id_header, error_middleware, request_id_middleware
+from .middleware import error_middleware, request_id_middleware
 from .relay import relay_context
 from .service import Service
 
@@ -23,7 +23,6 @@ def create_app(settings: Settings, services: Sequence[Service]) -> web.Applicati
         client_max_size=settings.max_body_bytes,
     )
     app[SETTINGS] = settings
-    app.on_response_prepare.append(add_request_id_header)
     app.cleanup_ctx.append(_pool_context)
     if settings.gateway_url:  # DESIGN §6: this process relays the outbox to the gateway
         app.cleanup_ctx.append(relay_context)

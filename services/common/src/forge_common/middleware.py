@@ -6,8 +6,8 @@ Errors on `/api/v1/` paths use the version-1 body, everything else the version-2
 from __future__ import annotations
 
 import logging
+import os
 import re
-import uuid
 
 from aiohttp import web
 from aiohttp.typedefs import Handler
@@ -30,18 +30,28 @@ def is_v1(path: str) -> bool:
 
 @web.middleware
 async def request_id_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Every response carries the request id. It is stamped here, not in an on_response_prepare
+    signal, because the update check is hot enough for a signal per response to show; handlers
+    that prepare a streamed response themselves call `stamp_request_id` first."""
     incoming = request.headers.get(REQUEST_ID_HEADER, "")
-    request_id = incoming if _SAFE_REQUEST_ID.match(incoming) else uuid.uuid4().hex
+    # 32 hex digits like uuid4().hex, at a fraction of its cost
+    request_id = incoming if _SAFE_REQUEST_ID.match(incoming) else os.urandom(16).hex()
     request[REQUEST_ID] = request_id
     token = request_id_var.set(request_id)
     try:
-        return await handler(request)
+        response = await handler(request)
+    except web.HTTPException as answer:  # 304s and redirects raised by handlers
+        answer.headers[REQUEST_ID_HEADER] = request_id
+        raise
     finally:
         request_id_var.reset(token)
+    if not response.prepared:
+        response.headers[REQUEST_ID_HEADER] = request_id
+    return response
 
 
-async def add_request_id_header(request: web.Request, response: web.StreamResponse) -> None:
-    """on_response_prepare: every response, streamed ones too, carries the request id."""
+def stamp_request_id(request: web.Request, response: web.StreamResponse) -> None:
+    """For a handler that prepares (streams) its response itself, before `prepare()`."""
     request_id = request.get(REQUEST_ID)
     if request_id:
         response.headers[REQUEST_ID_HEADER] = request_id
