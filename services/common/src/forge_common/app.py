@@ -7,19 +7,18 @@ from collections.abc import AsyncIterator, Sequence
 
 from aiohttp import web
 
-from .auth import auth_middleware
 from .config import Settings
 from .db import create_pool
 from .health import add_health_routes
 from .keys import DB_POOL, SETTINGS
-from .middleware import error_middleware, request_id_middleware
+from .middleware import forge_middleware
 from .relay import relay_context
 from .service import Service
 
 
 def create_app(settings: Settings, services: Sequence[Service]) -> web.Application:
     app = web.Application(
-        middlewares=[request_id_middleware, error_middleware, auth_middleware],
+        middlewares=[forge_middleware],
         client_max_size=settings.max_body_bytes,
     )
     app[SETTINGS] = settings

@@ -1,4 +1,5 @@
-"""Request id and error middlewares: handlers raise, this module renders.
+"""The one middleware of every app: request id, authentication and error rendering.
+Handlers raise, this module renders.
 
 Errors on `/api/v1/` paths use the version-1 body, everything else the version-2 body (DESIGN §4).
 """
@@ -12,6 +13,7 @@ import re
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
+from .auth import authenticate
 from .errors import ApiError, MethodNotAllowed, NotFound, PayloadTooLarge
 from .logs import request_id_var
 from .render import json_response
@@ -29,20 +31,32 @@ def is_v1(path: str) -> bool:
 
 
 @web.middleware
-async def request_id_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Every response carries the request id. It is stamped here, not in an on_response_prepare
-    signal, because the update check is hot enough for a signal per response to show; handlers
-    that prepare a streamed response themselves call `stamp_request_id` first."""
+async def forge_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Request id, token authentication and error rendering in one layer: the update check is
+    hot enough for each extra middleware layer (and an on_response_prepare signal) to show.
+
+    Every response carries the request id; handlers that prepare a streamed response themselves
+    call `stamp_request_id` first."""
     incoming = request.headers.get(REQUEST_ID_HEADER, "")
     # 32 hex digits like uuid4().hex, at a fraction of its cost
     request_id = incoming if _SAFE_REQUEST_ID.match(incoming) else os.urandom(16).hex()
     request[REQUEST_ID] = request_id
     token = request_id_var.set(request_id)
     try:
+        await authenticate(request)
         response = await handler(request)
-    except web.HTTPException as answer:  # 304s and redirects raised by handlers
-        answer.headers[REQUEST_ID_HEADER] = request_id
+    except ApiError as error:
+        response = render_error(request, error)
+    except web.HTTPException as exc:
+        if exc.status < 400:  # 304 and redirects are answers, not errors
+            exc.headers[REQUEST_ID_HEADER] = request_id
+            raise
+        response = render_error(request, _translate_http_exception(exc))
+    except ConnectionResetError:
         raise
+    except Exception:
+        log.exception("unhandled error serving %s %s", request.method, request.path)
+        response = render_error(request, ApiError("Internal server error"))
     finally:
         request_id_var.reset(token)
     if not response.prepared:
@@ -86,20 +100,3 @@ def _translate_http_exception(exc: web.HTTPException) -> ApiError:
     error = ApiError(exc.reason or "Error", code="HTTPError")
     error.status = exc.status
     return error
-
-
-@web.middleware
-async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    try:
-        return await handler(request)
-    except ApiError as error:
-        return render_error(request, error)
-    except web.HTTPException as exc:
-        if exc.status < 400:
-            raise  # 304 and redirects are answers, not errors
-        return render_error(request, _translate_http_exception(exc))
-    except ConnectionResetError:
-        raise
-    except Exception:
-        log.exception("unhandled error serving %s %s", request.method, request.path)
-        return render_error(request, ApiError("Internal server error"))
