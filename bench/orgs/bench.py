@@ -23,7 +23,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 from pathlib import Path
 
@@ -31,6 +30,7 @@ import asyncpg
 from forge_common.embedded_pg import EmbeddedPostgres, free_port
 from forge_common.migrations import migrate
 from forge_common.service import all_migrations, installed_services
+from forge_common.testing.processes import cpu_seconds, wait_until_ready
 
 ROOT = Path(__file__).resolve().parents[2]
 BIG_ORG_SQL = ROOT / "services/orgs/tests/big_org.sql"
@@ -47,38 +47,12 @@ async def prepare(url: str) -> None:
         await conn.close()
 
 
-def wait_ready(url: str, seconds: float = 20) -> None:
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=1) as response:  # noqa: S310 - loopback
-                if response.status == 200:
-                    return
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            raise SystemExit(f"bench: {url} did not become ready")
-        time.sleep(0.1)
-
-
 def fetch(url: str, token: str | None) -> dict[str, object]:
     headers = {"Authorization": f"token {token}"} if token else {}
     request = urllib.request.Request(url, headers=headers)  # noqa: S310 - loopback
     with urllib.request.urlopen(request, timeout=5) as response:  # noqa: S310 - loopback
         body: dict[str, object] = json.loads(response.read())
         return body
-
-
-def cpu_seconds(pids: list[int]) -> float:
-    """User + system CPU time the processes used so far (Linux /proc); gone processes count 0."""
-    total = 0.0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
 
 
 def postgres_pids(data_dir: Path) -> list[int]:
@@ -169,7 +143,7 @@ def main() -> int:
             ],
             env=env,
         )
-        wait_ready(f"http://127.0.0.1:{port}/readyz")
+        asyncio.run(wait_until_ready(f"http://127.0.0.1:{port}/readyz", within=20))
         url = f"http://127.0.0.1:{port}/api/v1/orgs/big/overview"
         for token in VIEWERS.values():
             body = fetch(url, token)

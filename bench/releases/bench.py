@@ -21,7 +21,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -32,6 +31,7 @@ import asyncpg
 from forge_common.embedded_pg import EmbeddedPostgres, free_port
 from forge_common.migrations import migrate
 from forge_common.service import all_migrations, installed_services
+from forge_common.testing.processes import cpu_seconds, wait_until_ready
 
 HERE = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
@@ -83,30 +83,10 @@ async def prepare(url: str, sizes: list[int]) -> None:
         await conn.close()
 
 
-def wait_ready(url: str, seconds: float = 20) -> None:
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=1) as response:  # noqa: S310 - loopback
-                if response.status == 200:
-                    return
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            raise SystemExit(f"bench: {url} did not become ready")
-        time.sleep(0.1)
-
-
 def fetch(url: str) -> bytes:
     with urllib.request.urlopen(url, timeout=5) as response:  # noqa: S310 - loopback
         body: bytes = response.read()
         return body
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time a process used so far (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @dataclass(frozen=True)
@@ -118,7 +98,7 @@ class Run:
 
 def wrk(url: str, duration: str, pid: int) -> Run:
     """One bounded wrk run: requests/s, p99 latency and the server's CPU time per request."""
-    cpu_before = cpu_seconds(pid)
+    cpu_before = cpu_seconds([pid])
     out = subprocess.run(
         ["wrk", "-t2", "-c64", f"-d{duration}", "--latency", url],
         capture_output=True,
@@ -126,7 +106,7 @@ def wrk(url: str, duration: str, pid: int) -> Run:
         check=True,
         timeout=120,
     ).stdout
-    cpu = cpu_seconds(pid) - cpu_before
+    cpu = cpu_seconds([pid]) - cpu_before
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out)[1])  # type: ignore[index]
     count = int(re.search(r"(\d+) requests in", out)[1])  # type: ignore[index]
     value, unit = re.search(r"99%\s+([\d.]+)(us|ms|s)", out).groups()  # type: ignore[union-attr]
@@ -178,7 +158,7 @@ def main() -> int:
             env=env,
         )
         processes.append(service)
-        wait_ready(f"http://127.0.0.1:{port}/readyz")
+        asyncio.run(wait_until_ready(f"http://127.0.0.1:{port}/readyz", within=20))
         for size in sizes:
             url = f"http://127.0.0.1:{port}/api/v2/repos/bench/app{size}/releases/update?{QUERY}"
             body = fetch(url)
@@ -193,7 +173,7 @@ def main() -> int:
             base_url = (
                 f"http://127.0.0.1:{base_port}/api/v2/repos/bench/app{size}/releases/update?{QUERY}"
             )
-            wait_ready(base_url)
+            asyncio.run(wait_until_ready(base_url, within=20))
             assert fetch(base_url) == body
             wrk(base_url, args.warmup, baseline.pid)
             wrk(url, args.warmup, service.pid)

@@ -30,6 +30,7 @@ from forge_common.db import connect
 from forge_common.embedded_pg import EmbeddedPostgres, free_port
 from forge_common.migrations import migrate
 from forge_common.service import all_migrations, installed_services
+from forge_common.testing.processes import wait_until_ready
 from forge_common.world import load_world
 
 BIN = Path(sys.executable).parent
@@ -58,22 +59,6 @@ async def prepare(database_url: str, storage: Path) -> None:
         await load_world(conn, WORLD, list(services.values()), settings)
     finally:
         await conn.close()
-
-
-async def wait_ready(
-    session: aiohttp.ClientSession, url: str, proc: subprocess.Popen[bytes]
-) -> None:
-    for _ in range(300):
-        if proc.poll() is not None:
-            raise SystemExit(f"forge serve exited with status {proc.returncode}")
-        try:
-            async with session.get(url + "readyz") as resp:
-                if resp.status == 200:
-                    return
-        except aiohttp.ClientConnectionError:
-            pass
-        await asyncio.sleep(0.1)
-    raise SystemExit("forge serve did not become ready")
 
 
 async def generated(size: int, sha: hashlib._Hash) -> AsyncIterator[bytes]:
@@ -153,8 +138,7 @@ def serve(database_url: str, storage: Path, size: int) -> tuple[subprocess.Popen
 
 
 async def measure(proc: subprocess.Popen[bytes], url: str, size: int) -> None:
-    async with aiohttp.ClientSession() as session:
-        await wait_ready(session, url, proc)
+    await wait_until_ready(url + "readyz", exit_code=proc.poll)
     await asyncio.sleep(0.5)
     if proc.poll() is not None:  # another process answered on the port we picked
         raise SystemExit(f"forge serve exited with status {proc.returncode}")

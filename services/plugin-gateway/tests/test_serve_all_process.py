@@ -12,24 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 from forge_common.config import Settings
 from forge_common.outbox import Event, emit
-
-
-async def wait_ready(url: str, process: asyncio.subprocess.Process, within: float = 30) -> None:
-    async with aiohttp.ClientSession() as session:
-        for _ in range(int(within / 0.1)):
-            if process.returncode is not None:
-                raise AssertionError(f"forge serve exited with {process.returncode}")
-            try:
-                async with session.get(url + "readyz") as response:
-                    if response.status == 200:
-                        return
-            except aiohttp.ClientError:
-                pass
-            await asyncio.sleep(0.1)
-    raise AssertionError("forge serve did not become ready")
+from forge_common.testing.processes import wait_until_ready
 
 
 async def test_serve_all_relays_events_to_its_own_gateway(
@@ -64,7 +49,9 @@ async def test_serve_all_relays_events_to_its_own_gateway(
         stderr=asyncio.subprocess.PIPE,
     )
     try:
-        await wait_ready(f"http://127.0.0.1:{port}/", process)
+        await wait_until_ready(
+            f"http://127.0.0.1:{port}/readyz", exit_code=lambda: process.returncode
+        )
         assert fake.calls["Initialize"] == 1
         async with db.transaction():
             event = Event("org.pin.created", "orgs", {"repo": "app"}, org_id=3)

@@ -16,6 +16,7 @@ import aiohttp
 import pytest
 from forge_common.config import Settings
 from forge_common.embedded_pg import free_port
+from forge_common.testing.processes import wait_until_ready
 
 from .publish_support import TOKENS, api, publish_world
 
@@ -61,15 +62,7 @@ async def test_64_mib_upload_keeps_server_peak_rss_growth_small(
     headers = {"Authorization": f"token {TOKENS['writer']}"}
     try:
         async with aiohttp.ClientSession() as http:
-            for _ in range(300):
-                assert proc.returncode is None, "forge serve exited"
-                try:
-                    async with http.get(url + "readyz") as resp:
-                        if resp.status == 200:
-                            break
-                except aiohttp.ClientConnectionError:
-                    pass
-                await asyncio.sleep(0.05)
+            await wait_until_ready(url + "readyz", exit_code=lambda: proc.returncode)
             async with http.post(
                 url + api("owner/pub")[1:], json={"tag_name": "v9"}, headers=headers
             ) as resp:

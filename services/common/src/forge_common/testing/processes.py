@@ -1,0 +1,48 @@
+"""Helpers for tests and benchmarks that run `forge` as a real process on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import aiohttp
+
+
+class NotReady(RuntimeError):
+    """The process exited, or did not answer 200 in time."""
+
+
+async def wait_until_ready(
+    url: str, *, exit_code: Callable[[], int | None] | None = None, within: float = 30.0
+) -> None:
+    """Poll `url` (e.g. `.../readyz`) until it answers 200; fail early when `exit_code()` says the
+    process is gone."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=2)) as session:
+        while loop.time() < deadline:
+            code = exit_code() if exit_code is not None else None
+            if code is not None:
+                raise NotReady(f"the process exited with status {code} before {url} was ready")
+            try:
+                async with session.get(url) as response:
+                    if response.status == 200:
+                        return
+            except (aiohttp.ClientError, TimeoutError):
+                pass
+            await asyncio.sleep(0.05)
+    raise NotReady(f"{url} did not become ready within {within:g} s")
+
+
+def cpu_seconds(pids: Iterable[int]) -> float:
+    """User + system CPU time the processes used so far (Linux /proc); gone processes count 0."""
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
