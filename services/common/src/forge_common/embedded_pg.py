@@ -92,6 +92,7 @@ class EmbeddedPostgres:
                 "--no-sync",
                 "--no-instructions",
             )
+        self._stop_leftover(pgdata)
         options = (
             f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.data_dir} "
             "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
@@ -113,6 +114,18 @@ class EmbeddedPostgres:
         self._ensure_database()
         log.info("embedded PostgreSQL at %s", self.url)
         return self.url
+
+    def _stop_leftover(self, pgdata: Path) -> None:
+        """A server of an earlier run that was killed before it could stop its cluster is still
+        running in our folder (on a port we no longer know): stop it, then start afresh."""
+        if not (pgdata / "postmaster.pid").exists():
+            return
+        try:
+            self._run("pg_ctl", "-D", str(pgdata), "status")
+        except EmbeddedPostgresError:
+            return  # a stale pid file only: pg_ctl start copes with it
+        log.warning("stopping a PostgreSQL server left running in %s", pgdata)
+        self._run("pg_ctl", "-D", str(pgdata), "-m", "fast", "-w", "stop")
 
     def _ensure_database(self) -> None:
         assert self._bindir is not None

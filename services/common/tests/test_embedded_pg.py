@@ -1,0 +1,33 @@
+"""Embedded PostgreSQL (issue 2): a cluster left running by a killed `make run` does not stop the
+next start, which takes over its folder."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import asyncpg
+import pytest
+from forge_common.embedded_pg import EmbeddedPostgres, find_bindir
+
+pytestmark = pytest.mark.skipif(find_bindir() is None, reason="no PostgreSQL binaries here")
+
+
+async def test_a_server_left_running_is_stopped_and_the_cluster_started_again():
+    folder = Path(tempfile.mkdtemp(prefix="forge-embedded-"))
+    first = EmbeddedPostgres(folder / "pg")
+    second = EmbeddedPostgres(folder / "pg")
+    try:
+        first.start()  # and never stopped, as when `make run` is killed
+        url = second.start()
+        assert second.port != first.port
+        conn = await asyncpg.connect(url)
+        try:
+            assert await conn.fetchval("SELECT current_database()") == "forge"
+        finally:
+            await conn.close()
+    finally:
+        second.stop()
+        first.stop()
+        shutil.rmtree(folder, ignore_errors=True)
