@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import asyncpg
 from aiohttp.test_utils import TestServer
 from forge_common.config import Settings
 from forge_common.db import create_pool
-from forge_common.outbox import Event, emit
+from forge_common.outbox import NOTIFY_CHANNEL, Event, emit
 from forge_common.relay import OutboxRelay, RelayOptions, sign, signature_problem
 from forge_gateway.app import create_app
 
@@ -41,10 +42,12 @@ async def emit_events(db: Any, count: int, payload_size: int = 10) -> list[str]:
 
 
 @contextlib.asynccontextmanager
-async def running_relay(settings: Settings) -> AsyncIterator[OutboxRelay]:
+async def running_relay(
+    settings: Settings, options: RelayOptions = FAST_RELAY, listen_dsn: str | None = None
+) -> AsyncIterator[OutboxRelay]:
     pool = await create_pool(settings.database_url, max_size=2)
     async with aiohttp.ClientSession() as session:
-        relay = OutboxRelay(pool, settings, session, FAST_RELAY)
+        relay = OutboxRelay(pool, settings, session, options, listen_dsn=listen_dsn)
         task = asyncio.create_task(relay.run())
         try:
             yield relay
@@ -157,7 +160,7 @@ async def test_change_to_on_event_in_one_process_like_serve_all(
     itself = replace(settings, gateway_url=f"http://127.0.0.1:{port}/")
     async with gateway_server(itself, tmp_path, [helpers.entry(fake)], helpers.FAST, port):
         [event_id] = await emit_events(db, 1)
-        # The relay polls every 0.25 s by default.
+        # NOTIFY wakes the relay at commit; its 1 s polling is only the fallback.
         await helpers.eventually(lambda: fake.calls["OnEvent"] == 1, within=5)
         for _ in range(100):  # the relay deletes the row once the gateway has answered
             if await db.fetchval("SELECT count(*) FROM core.outbox") == 0:
@@ -165,3 +168,93 @@ async def test_change_to_on_event_in_one_process_like_serve_all(
             await asyncio.sleep(0.02)
         assert await db.fetchval("SELECT count(*) FROM core.outbox") == 0
     assert fake.event_ids() == [event_id]
+
+
+# Polling this slowly cannot deliver within the deadlines below: only NOTIFY can.
+SLOW_POLL = replace(FAST_RELAY, poll_interval=10.0)
+
+
+async def test_notify_wakes_the_relay_well_under_its_polling_interval(
+    settings: Settings, db: Any, fakes: Any, helpers: Any, tmp_path: Path
+) -> None:
+    """DESIGN §6: emit() NOTIFYs at commit and the relay LISTENs, so an event reaches the
+    gateway at once, not after a polling interval (here 10 s)."""
+    fake = await fakes(helpers.FakePlugin("rec", events=["release.published"]))
+    port = helpers.free_port()
+    producer = replace(settings, gateway_url=f"http://127.0.0.1:{port}/")
+    gateway = gateway_server(settings, tmp_path, [helpers.entry(fake)], helpers.FAST, port)
+    async with gateway, running_relay(producer, SLOW_POLL) as relay:
+        await asyncio.wait_for(relay.listening.wait(), 5)
+        await asyncio.sleep(0.1)  # past the round the relay runs once LISTEN is up
+        first = await emit_events(db, 1)
+        await helpers.eventually(lambda: fake.calls["OnEvent"] == 1, within=2, what="first")
+        more = await emit_events(db, 3)  # one transaction, one folded NOTIFY, three events
+        await helpers.eventually(lambda: fake.calls["OnEvent"] == 4, within=2, what="more")
+    assert sorted(fake.event_ids()) == sorted(first + more)
+
+
+async def test_a_rolled_back_change_notifies_nothing_and_leaves_no_event(
+    settings: Settings, db: Any, database_url: str
+) -> None:
+    """The event exists exactly when the change committed; so does its wake-up."""
+    listener = await asyncpg.connect(database_url)
+    heard: list[str] = []
+    try:
+        await listener.add_listener(NOTIFY_CHANNEL, lambda *args: heard.append(args[2]))
+        with contextlib.suppress(RuntimeError):
+            async with db.transaction():
+                await emit(db, Event("release.published", "releases", {}, repo_id=1))
+                raise RuntimeError("roll back")
+        await emit_events(db, 2)
+        for _ in range(100):
+            if heard:
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.1)  # a second (unfolded or rolled-back) NOTIFY would be here now
+    finally:
+        await listener.close()
+    assert heard == [NOTIFY_CHANNEL]
+    assert await db.fetchval("SELECT count(*) FROM core.outbox") == 2
+
+
+async def test_without_a_listen_connection_the_relay_still_delivers_by_polling(
+    settings: Settings, db: Any, fakes: Any, helpers: Any, tmp_path: Path, caplog: Any
+) -> None:
+    """LISTEN refused (here: nothing listens on its port): the relay warns and polls."""
+    fake = await fakes(helpers.FakePlugin("rec", events=["release.published"]))
+    port = helpers.free_port()
+    producer = replace(settings, gateway_url=f"http://127.0.0.1:{port}/")
+    nowhere = f"postgresql://forge@127.0.0.1:{helpers.free_port()}/forge"
+    async with gateway_server(settings, tmp_path, [helpers.entry(fake)], helpers.FAST, port):
+        polling = replace(FAST_RELAY, poll_interval=0.2)
+        async with running_relay(producer, polling, listen_dsn=nowhere) as relay:
+            ids = await emit_events(db, 2)
+            await helpers.eventually(lambda: fake.calls["OnEvent"] == 2, what="polled events")
+            assert not relay.listening.is_set()
+    assert sorted(fake.event_ids()) == sorted(ids)
+    assert "LISTEN failed" in caplog.text
+
+
+async def test_a_dropped_listen_connection_is_reestablished(
+    settings: Settings, db: Any, fakes: Any, helpers: Any, tmp_path: Path
+) -> None:
+    """The database ends the LISTEN session: the relay reconnects (backoff) and NOTIFY wakes it
+    again; with 10 s polling, delivery within 2 s proves it is listening once more."""
+    fake = await fakes(helpers.FakePlugin("rec", events=["release.published"]))
+    port = helpers.free_port()
+    producer = replace(settings, gateway_url=f"http://127.0.0.1:{port}/")
+    gateway = gateway_server(settings, tmp_path, [helpers.entry(fake)], helpers.FAST, port)
+    async with gateway, running_relay(producer, SLOW_POLL) as relay:
+        await asyncio.wait_for(relay.listening.wait(), 5)
+        killed = await db.fetchval(
+            """SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                    WHERE datname = current_database() AND query = $1""",
+            f'LISTEN "{NOTIFY_CHANNEL}"',
+        )
+        assert killed == 1
+        await helpers.eventually(lambda: not relay.listening.is_set(), what="the drop")
+        await asyncio.wait_for(relay.listening.wait(), 5)
+        await asyncio.sleep(0.1)
+        ids = await emit_events(db, 1)
+        await helpers.eventually(lambda: fake.calls["OnEvent"] == 1, within=2, what="event")
+    assert fake.event_ids() == ids

@@ -10,6 +10,9 @@ from typing import Any
 
 import asyncpg
 
+# emit() NOTIFYs this channel so the relay (relay.py) wakes as soon as the change commits.
+NOTIFY_CHANNEL = "forge_outbox"
+
 EVENT_TYPES = frozenset(
     {
         "release.created",
@@ -46,12 +49,19 @@ class Event:
 
 
 async def emit(conn: asyncpg.Connection[Any], event: Event) -> None:
-    """Record `event` in the current transaction; the caller must be inside one."""
+    """Record `event` in the current transaction; the caller must be inside one.
+
+    The same statement NOTIFYs NOTIFY_CHANNEL: PostgreSQL delivers it only at commit (never for
+    a rolled-back change) and folds identical notifications of one transaction into one, so a
+    transaction emitting many events wakes the relay once, with no extra round trip."""
     if not conn.is_in_transaction():
         raise RuntimeError("emit() must run inside the transaction that makes the change")
     await conn.execute(
-        """INSERT INTO core.outbox (id, type, source, repo_id, org_id, actor_id, payload)
-           VALUES ($1, $2, $3, $4, $5, $6, $7)""",
+        """WITH added AS (
+               INSERT INTO core.outbox (id, type, source, repo_id, org_id, actor_id, payload)
+               VALUES ($1, $2, $3, $4, $5, $6, $7)
+               RETURNING 1)
+           SELECT pg_notify($8, '') FROM added""",
         event.id,
         event.type,
         event.source,
@@ -59,4 +69,5 @@ async def emit(conn: asyncpg.Connection[Any], event: Event) -> None:
         event.org_id,
         event.actor_id,
         dict(event.payload),
+        NOTIFY_CHANNEL,
     )

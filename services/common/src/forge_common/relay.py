@@ -6,6 +6,12 @@ Rows are claimed with FOR UPDATE SKIP LOCKED and a lease (their `next_attempt_at
 so several replicas relay side by side and a crashed relay's rows come back when the lease ends.
 While the gateway is unreachable the relay backs off and the rows wait in the outbox.
 
+Wake-up: emit() NOTIFYs `outbox.NOTIFY_CHANNEL` at commit, and a dedicated connection (not from
+the pool, which would hand it to someone else) LISTENs on it, so an event leaves at once. Polling
+stays as the fallback: while the LISTEN connection is missing (refused, dropped, a proxy that
+does not pass notifications) it reconnects with a capped backoff and the relay still finds every
+row on its next poll.
+
 Signature: `X-Forge-Timestamp: <unix seconds>` and `X-Forge-Signature: sha256=<hex>`, an
 HMAC-SHA256 with EVENTS_SECRET over `<timestamp>.` followed by the body. The gateway refuses a
 timestamp more than MAX_SKEW_SECONDS away from its clock, so a captured request cannot be replayed
@@ -21,7 +27,7 @@ import hmac
 import logging
 import random
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -32,6 +38,7 @@ from aiohttp import web
 
 from .config import Settings
 from .keys import DB_POOL, SETTINGS
+from .outbox import NOTIFY_CHANNEL
 from .render import dumps
 
 log = logging.getLogger(__name__)
@@ -88,11 +95,18 @@ def envelope(row: Mapping[str, Any]) -> dict[str, Any]:
 @dataclass(frozen=True, slots=True)
 class RelayOptions:
     batch_size: int = 100
-    poll_interval: float = 0.25  # no NOTIFY from emit() yet: polling bounds the latency
+    # NOTIFY wakes the relay when an event commits; polling only covers what NOTIFY cannot (a
+    # LISTEN connection being re-established, leases that expired, released retries), so once a
+    # second bounds the latency of those rare cases while an idle replica queries 1/s, not 4/s.
+    poll_interval: float = 1.0
     lease_seconds: float = 30.0
     request_timeout: float = 10.0
     backoff_initial: float = 0.5
     backoff_max: float = 60.0
+    listen_connect_timeout: float = 5.0
+    listen_backoff_initial: float = 0.2
+    listen_backoff_max: float = 10.0
+    listen_close_timeout: float = 2.0
 
 
 async def claim(pool: asyncpg.Pool, limit: int, lease_seconds: float) -> list[asyncpg.Record]:
@@ -126,7 +140,10 @@ class OutboxRelay:
         settings: Settings,
         session: aiohttp.ClientSession,
         options: RelayOptions | None = None,
+        *,
+        listen_dsn: str | None = None,
     ) -> None:
+        """`listen_dsn` (default: the settings' database) is where the LISTEN connection goes."""
         if not settings.gateway_url:
             raise ValueError("the relay needs GATEWAY_URL")
         self._pool = pool
@@ -135,10 +152,25 @@ class OutboxRelay:
         self._session = session
         self.options = options or RelayOptions()
         self._backoff = self.options.backoff_initial
+        self._listen_dsn = listen_dsn or settings.database_url
+        self._wake = asyncio.Event()
+        self.listening = asyncio.Event()  # set while the LISTEN connection is up
         self.sent = 0
 
     async def run(self) -> None:
+        """Relay until cancelled, woken by NOTIFY or else every `poll_interval` seconds."""
+        listener = asyncio.create_task(self._listen_forever(), name="outbox-relay-listen")
+        try:
+            await self._poll()
+        finally:
+            listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await listener
+
+    async def _poll(self) -> None:
         while True:
+            # Cleared before claiming: a NOTIFY arriving during the round starts another one.
+            self._wake.clear()
             try:
                 sent = await self.relay_once()
             except asyncio.CancelledError:
@@ -147,7 +179,53 @@ class OutboxRelay:
                 log.exception("outbox relay round failed")
                 sent = 0
             if sent == 0:
-                await asyncio.sleep(self.options.poll_interval)
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(self.options.poll_interval):
+                        await self._wake.wait()
+
+    def _notified(self, *_: object) -> None:
+        self._wake.set()
+
+    async def _listen_forever(self) -> None:
+        """Keep one LISTEN connection open; on failure warn, rely on polling, and retry."""
+        backoff = self.options.listen_backoff_initial
+        while True:
+            conn: asyncpg.Connection[Any] | None = None
+            lost = asyncio.Event()
+            try:
+                async with asyncio.timeout(self.options.listen_connect_timeout):
+                    conn = await asyncpg.connect(self._listen_dsn)
+                    conn.add_termination_listener(_setter(lost))
+                    await conn.add_listener(NOTIFY_CHANNEL, self._notified)
+                self.listening.set()
+                self._wake.set()  # events committed while nobody listened: claim them now
+                backoff = self.options.listen_backoff_initial
+                await lost.wait()
+                log.warning("outbox relay: LISTEN connection lost; polling until it is back")
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # refused, timed out, rejected: polling still works
+                log.warning(
+                    "outbox relay: LISTEN failed (%s); polling every %.1f s, retrying in %.1f s",
+                    error or type(error).__name__,
+                    self.options.poll_interval,
+                    backoff,
+                )
+            finally:
+                self.listening.clear()
+                if conn is not None:
+                    await self._close(conn)
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, self.options.listen_backoff_max)
+
+    async def _close(self, conn: asyncpg.Connection[Any]) -> None:
+        """Close politely within the timeout, else drop the socket: shutdown never hangs."""
+        if conn.is_closed():
+            return
+        try:
+            await conn.close(timeout=self.options.listen_close_timeout)
+        except Exception:
+            conn.terminate()
 
     async def relay_once(self) -> int:
         """Send one batch; how many events the gateway acknowledged (0: none due, or failed)."""
@@ -219,6 +297,15 @@ class OutboxRelay:
             ids,
             delay,
         )
+
+
+def _setter(event: asyncio.Event) -> Callable[[object], None]:
+    """A termination callback that sets `event` (bound now, not when the loop moves on)."""
+
+    def on_lost(_conn: object) -> None:
+        event.set()
+
+    return on_lost
 
 
 async def relay_context(app: web.Application) -> AsyncIterator[None]:
