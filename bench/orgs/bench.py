@@ -27,10 +27,10 @@ import urllib.request
 from pathlib import Path
 
 import asyncpg
-from forge_common.embedded_pg import EmbeddedPostgres, free_port
+from forge_common.embedded_pg import EmbeddedPostgres
 from forge_common.migrations import migrate
 from forge_common.service import all_migrations, installed_services
-from forge_common.testing.processes import cpu_seconds, wait_until_ready
+from forge_common.testing.processes import cpu_seconds, start_forge_service, wait_until_ready
 
 ROOT = Path(__file__).resolve().parents[2]
 BIG_ORG_SQL = ROOT / "services/orgs/tests/big_org.sql"
@@ -122,29 +122,9 @@ def main() -> int:
         db_url = pg.start()
         print("bench: loading 10,000 members, 1,000 repositories, 100 pins ...", flush=True)
         asyncio.run(prepare(db_url))
-        port = free_port()
-        env = {
-            **os.environ,
-            "DATABASE_URL": db_url,
-            "APP_URL": "http://127.0.0.1/",
-            "STORAGE_PATH": str(folder / "storage"),
-            "LOG_LEVEL": "WARNING",
-        }
-        service = subprocess.Popen(
-            [
-                str(BIN / "forge"),
-                "serve",
-                "--service",
-                "orgs",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-            ],
-            env=env,
-        )
-        asyncio.run(wait_until_ready(f"http://127.0.0.1:{port}/readyz", within=20))
-        url = f"http://127.0.0.1:{port}/api/v1/orgs/big/overview"
+        service, base = start_forge_service("orgs", db_url, folder / "storage")
+        asyncio.run(wait_until_ready(base + "readyz", within=20))
+        url = base + "api/v1/orgs/big/overview"
         for token in VIEWERS.values():
             body = fetch(url, token)
             assert body["total_members"] == 5000, body["total_members"]

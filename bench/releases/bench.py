@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -31,7 +30,7 @@ import asyncpg
 from forge_common.embedded_pg import EmbeddedPostgres, free_port
 from forge_common.migrations import migrate
 from forge_common.service import all_migrations, installed_services
-from forge_common.testing.processes import cpu_seconds, wait_until_ready
+from forge_common.testing.processes import cpu_seconds, start_forge_service, wait_until_ready
 
 HERE = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
@@ -136,31 +135,11 @@ def main() -> int:
         db_url = pg.start()
         print(f"bench: loading {', '.join(map(str, sizes))} releases ...", flush=True)
         asyncio.run(prepare(db_url, sizes))
-        port = free_port()
-        env = {
-            **os.environ,
-            "DATABASE_URL": db_url,
-            "APP_URL": "http://127.0.0.1/",
-            "STORAGE_PATH": str(folder / "storage"),
-            "LOG_LEVEL": "WARNING",
-        }
-        service = subprocess.Popen(
-            [
-                str(BIN / "forge"),
-                "serve",
-                "--service",
-                "releases",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-            ],
-            env=env,
-        )
+        service, base = start_forge_service("releases", db_url, folder / "storage")
         processes.append(service)
-        asyncio.run(wait_until_ready(f"http://127.0.0.1:{port}/readyz", within=20))
+        asyncio.run(wait_until_ready(base + "readyz", within=20))
         for size in sizes:
-            url = f"http://127.0.0.1:{port}/api/v2/repos/bench/app{size}/releases/update?{QUERY}"
+            url = f"{base}api/v2/repos/bench/app{size}/releases/update?{QUERY}"
             body = fetch(url)
             assert json.loads(body)["name"] == f"v0.{size - 1}.0", body
             body_file = folder / f"body{size}.json"

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
-import os
 import shutil
 import subprocess
 import sys
@@ -27,10 +26,10 @@ from pathlib import Path
 import aiohttp
 from forge_common.config import Settings
 from forge_common.db import connect
-from forge_common.embedded_pg import EmbeddedPostgres, free_port
+from forge_common.embedded_pg import EmbeddedPostgres
 from forge_common.migrations import migrate
 from forge_common.service import all_migrations, installed_services
-from forge_common.testing.processes import wait_until_ready
+from forge_common.testing.processes import start_forge_service, wait_until_ready
 from forge_common.world import load_world
 
 BIN = Path(sys.executable).parent
@@ -122,21 +121,6 @@ async def upload(url: str, pid: int, size: int) -> None:
     )
 
 
-def serve(database_url: str, storage: Path, size: int) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    url = f"http://127.0.0.1:{port}/"
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "STORAGE_PATH": str(storage),
-        "MAX_UPLOAD_BYTES": str(size + MIB),
-        "LOG_LEVEL": "WARNING",
-        "APP_URL": url,
-    }
-    command = [str(BIN / "forge"), "serve", "--service", "releases", "--host", "127.0.0.1"]
-    return subprocess.Popen([*command, "--port", str(port)], env=env), url
-
-
 async def measure(proc: subprocess.Popen[bytes], url: str, size: int) -> None:
     await wait_until_ready(url + "readyz", exit_code=proc.poll)
     await asyncio.sleep(0.5)
@@ -159,7 +143,9 @@ def main() -> None:
             pg = EmbeddedPostgres(folder / "pg")
             url = pg.start()
         asyncio.run(prepare(url, folder / "storage"))
-        proc, server_url = serve(url, folder / "storage", size)
+        proc, server_url = start_forge_service(
+            "releases", url, folder / "storage", {"MAX_UPLOAD_BYTES": str(size + MIB)}
+        )
         try:
             asyncio.run(measure(proc, server_url, size))
         finally:

@@ -4,10 +4,43 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Iterable
+import subprocess
+import sys
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import aiohttp
+
+from ..embedded_pg import free_port
+
+
+def start_forge_service(
+    service: str, database_url: str, storage: Path, extra_env: Mapping[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """`forge serve --service SERVICE` on a free 127.0.0.1 port; returns the process and its base
+    URL (which is also its APP_URL). Wait for it with `wait_until_ready(url + "readyz")`."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "APP_URL": url,
+        "STORAGE_PATH": str(storage),
+        "LOG_LEVEL": "WARNING",
+        **(extra_env or {}),
+    }
+    forge = Path(sys.executable).parent / "forge"
+    command = [
+        str(forge),
+        "serve",
+        "--service",
+        service,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+    ]
+    return subprocess.Popen(command, env=env), url
 
 
 class NotReady(RuntimeError):
