@@ -1,0 +1,24 @@
+"""SPEC Versioning rule 1: organization profile operations live under the version-1 root
+`/api/v1`, release operations under `/api/v2`, in every installed service's route table."""
+
+from __future__ import annotations
+
+from forge_common.app import create_app
+from forge_common.config import Settings
+from forge_common.service import installed_services
+
+
+def paths_of(service: str) -> set[str]:
+    settings = Settings(database_url="postgresql://unused/db")
+    app = create_app(settings, [installed_services()[service]])
+    return {r.canonical for r in app.router.resources()} - {"/healthz", "/readyz"}
+
+
+def test_versioning_rule_1_orgs_under_v1_releases_under_v2() -> None:
+    orgs = paths_of("orgs")
+    assert any(p.startswith("/api/v1/orgs/") for p in orgs)
+    assert all(p.startswith("/api/v1/") for p in orgs)
+    releases = {p for p in paths_of("releases") if "/releases/download/" not in p}
+    releases -= {p for p in releases if "/releases/latest/download/" in p}
+    assert any(p.startswith("/api/v2/repos/") for p in releases)
+    assert all(p.startswith("/api/v2/") for p in releases)
