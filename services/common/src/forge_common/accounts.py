@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import asyncpg
-
-    Queryable = asyncpg.Connection[Any] | asyncpg.Pool
+    from .db import Queryable
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,8 +9,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,38}$")
-REPO_NAME = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
+from . import names
+
+NAME = names.ACCOUNT_NAME
+REPO_NAME = names.REPO_NAME
 
 
 def entries(

@@ -1,13 +1,40 @@
-"""The asyncpg pool: JSON codecs through orjson and a statement cache sized for our hot queries."""
+"""The asyncpg pool: JSON codecs through orjson and a statement cache sized for our hot queries;
+the connection types every service's SQL functions take; `connection()` and `transaction()`."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import asyncpg
 import orjson
 
-Pool = asyncpg.Pool  # re-exported so services type against one name
+if TYPE_CHECKING:
+    Conn: TypeAlias = asyncpg.Connection[Any]
+    # What a read-only query function accepts: one connection, or the pool (one statement).
+    Queryable: TypeAlias = asyncpg.Connection[Any] | asyncpg.Pool
+else:  # the classes are not subscriptable at run time
+    Conn = asyncpg.Connection
+    Queryable = asyncpg.Connection | asyncpg.Pool
+
+
+@asynccontextmanager
+async def connection(pool: asyncpg.Pool) -> AsyncIterator[Conn]:
+    """One pooled connection, typed as a plain connection.
+
+    The pool hands out proxies that behave as `asyncpg.Connection` (and pass `isinstance` for it)
+    but are typed apart in the stubs; this is the one place that says so.
+    """
+    async with pool.acquire() as proxy:
+        yield cast(Conn, proxy)
+
+
+@asynccontextmanager
+async def transaction(pool: asyncpg.Pool) -> AsyncIterator[Conn]:
+    """One pooled connection inside a transaction: committed on exit, rolled back on error."""
+    async with connection(pool) as conn, conn.transaction():
+        yield conn
 
 
 async def _init_connection(conn: asyncpg.Connection[Any]) -> None:

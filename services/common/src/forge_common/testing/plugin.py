@@ -15,6 +15,7 @@ import tempfile
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
@@ -73,12 +74,8 @@ def pg_server_url() -> Iterator[str]:
 
 
 async def _create_template(server_url: str) -> None:
-    admin = await asyncpg.connect(server_url)
-    try:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{TEMPLATE}" WITH (FORCE)')
-        await admin.execute(f'CREATE DATABASE "{TEMPLATE}"')
-    finally:
-        await admin.close()
+    await _admin(server_url, f'DROP DATABASE IF EXISTS "{TEMPLATE}" WITH (FORCE)')
+    await _admin(server_url, f'CREATE DATABASE "{TEMPLATE}"')
     conn = await connect(with_database(server_url, TEMPLATE))
     try:
         await migrate(conn, all_migrations(installed_services()))
@@ -160,15 +157,21 @@ def database_url(pg_server_url: str, database_factory: DatabaseFactory) -> Itera
         database_factory.release(name)
 
 
-@pytest.fixture
-def settings(database_url: str, tmp_path: Path) -> Settings:
+def settings_for(database_url: str, storage_path: Path) -> Settings:
+    """Settings every test app uses: a fixed APP_URL and a server that is linux/x64, so update
+    checks without platform or arch answer the same on every machine."""
     return Settings(
         database_url=database_url,
         app_url="http://forge.test/",
-        storage_path=tmp_path / "storage",
+        storage_path=storage_path,
         server_os="linux",
         server_arch="x64",
     )
+
+
+@pytest.fixture
+def settings(database_url: str, tmp_path: Path) -> Settings:
+    return settings_for(database_url, tmp_path / "storage")
 
 
 @pytest.fixture
@@ -181,15 +184,71 @@ async def db(database_url: str) -> Any:
 LoadWorld = Callable[[Mapping[str, Any]], Awaitable[WorldIds]]
 
 
+async def _load_into(settings: Settings, world: Mapping[str, Any]) -> WorldIds:
+    conn = await connect(settings.database_url)
+    try:
+        return await load_world(conn, world, list(installed_services().values()), settings)
+    finally:
+        await conn.close()
+
+
 @pytest.fixture
 def load(settings: Settings) -> LoadWorld:
     """`await load({...world...})` loads a world file's content into the test's database."""
 
     async def _load(world: Mapping[str, Any]) -> WorldIds:
-        conn = await connect(settings.database_url)
-        try:
-            return await load_world(conn, world, list(installed_services().values()), settings)
-        finally:
-            await conn.close()
+        return await _load_into(settings, world)
 
     return _load
+
+
+@dataclass(frozen=True, slots=True)
+class SharedWorld:
+    settings: Settings
+    ids: WorldIds
+
+
+class WorldDatabases:
+    """Databases loaded once with a world and shared by the tests that only read it: cheaper
+    than a clone and a load per test. Each is dropped by `drop()` or at the end of the run."""
+
+    def __init__(self, server_url: str, storage_root: Path) -> None:
+        self.server_url = server_url
+        self.storage_root = storage_root
+        self._names: list[str] = []
+
+    def create(self, world: Mapping[str, Any]) -> SharedWorld:
+        name = f"forge_shared_{os.getpid()}_{next(_counter)}"
+        run_sync(_admin(self.server_url, f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE}"'))
+        self._names.append(name)
+        settings = settings_for(with_database(self.server_url, name), self.storage_root / name)
+        return SharedWorld(settings, run_sync(_load_into(settings, world)))
+
+    def drop(self, shared: SharedWorld) -> None:
+        name = urlsplit(shared.settings.database_url).path.lstrip("/")
+        self._names.remove(name)
+        run_sync(_admin(self.server_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+    def close(self) -> None:
+        for name in self._names:
+            run_sync(_admin(self.server_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        self._names.clear()
+
+
+async def _admin(server_url: str, sql: str) -> None:
+    conn = await asyncpg.connect(server_url)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+@pytest.fixture(scope="session")
+def world_databases(
+    pg_server_url: str, template_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[WorldDatabases]:
+    """`world_databases.create({...world...})`: a database with that world, shared by a module's
+    or the whole run's read-only tests (wrap it in a fixture of that scope)."""
+    databases = WorldDatabases(pg_server_url, tmp_path_factory.mktemp("shared-storage"))
+    yield databases
+    databases.close()

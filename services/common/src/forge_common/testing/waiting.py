@@ -1,0 +1,28 @@
+"""`eventually()`: wait for an effect that crosses a process or a connection (NOTIFY, a plugin's
+call, a background task) instead of sleeping a guessed time."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable
+
+
+async def eventually(
+    check: Callable[[], bool | Awaitable[bool]],
+    within: float = 5.0,
+    what: str = "",
+    interval: float = 0.01,
+) -> None:
+    """Poll `check` (sync or async) until it holds; fail the test after `within` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while True:
+        outcome = check()
+        if inspect.isawaitable(outcome):
+            outcome = await outcome
+        if outcome:
+            return
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out after {within} s waiting for {what or check}")
+        await asyncio.sleep(interval)
