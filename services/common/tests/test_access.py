@@ -1,4 +1,4 @@
-"""The access resolver against the full matrix (issue 2): every kind of viewer × public and
+"""The access resolver against the full matrix: every kind of viewer × public and
 private repositories × public landing / public releases, through the real database."""
 
 from __future__ import annotations
@@ -95,7 +95,8 @@ async def test_organization_repositories_matrix(db, world, who):
 async def test_release_api_reads_private_repositories_with_public_landing_or_releases(
     db, world, who
 ):
-    """SPEC Authentication rule 4: public landing or public releases → readable by anyone."""
+    """Authentication rule 4 (docs/access.md): public landing or public releases → readable by
+    anyone."""
     ids, viewer = world
     repo_ids = [ids.repos[("acme", r)] for r in REPOS]
     levels = await repository_access(db, viewer(who), repo_ids, release_api=True)

@@ -1,4 +1,4 @@
-"""SPEC Versioning rule 1: organization profile operations live under the version-1 root
+"""Versioning rule 1 (docs/http.md): organization profile operations live under the version-1 root
 `/api/v1`, release operations under `/api/v2`, in every installed service's route table."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Embedded PostgreSQL (issue 2): a cluster left running by a killed `make run` does not stop the
+"""Embedded PostgreSQL: a cluster left running by a killed `make run` does not stop the
 next start, which takes over its folder."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Auth and error middlewares (issue 2, DESIGN §4): token forms, unknown tokens, error bodies of
+"""Auth and error middlewares (docs/http.md): token forms, unknown tokens, error bodies of
 both API versions, malformed and oversize bodies, 500 without internals, request ids."""
 
 from __future__ import annotations

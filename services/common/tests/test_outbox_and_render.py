@@ -1,5 +1,5 @@
 """The outbox writes an event in the caller's transaction (or not at all); timestamps render as
-RFC 3339 UTC whole seconds with `Z` (DESIGN §4)."""
+RFC 3339 UTC whole seconds with `Z` (docs/http.md)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ Rules, strongest first:
   one when signed in, a private one only by its members): a public repository of an organization
   you may not see stays hidden (**privacy**);
 - for the version-2 release API, a private repository with a public landing page or public
-  releases is readable by anyone (SPEC, Authentication rule 4).
+  releases is readable by anyone (docs/access.md "Authentication rules" 4).
 """
 
 from __future__ import annotations

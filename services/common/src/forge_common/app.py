@@ -23,7 +23,7 @@ def create_app(settings: Settings, services: Sequence[Service]) -> web.Applicati
     )
     app[SETTINGS] = settings
     app.cleanup_ctx.append(_pool_context)
-    if settings.gateway_url:  # DESIGN §6: this process relays the outbox to the gateway
+    if settings.gateway_url:  # docs/events.md: this process relays the outbox to the gateway
         app.cleanup_ctx.append(relay_context)
     add_health_routes(app)
     for service in services:

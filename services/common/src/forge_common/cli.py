@@ -1,4 +1,5 @@
-"""The `forge` command (DESIGN §3): `db migrate`, `load FILE`, `serve`, `release publish`, `dev`.
+"""The `forge` command: `db migrate`, `load FILE`, `serve`, `release publish`, `dev`
+(docs/cli-and-world.md).
 
 This is the entry point: the only place that reads the environment.
 """
@@ -94,7 +95,7 @@ def serve(settings: Settings, services: Sequence[Service], host: str, port: int)
         and len(services) > 1
         and "gateway" in {s.name for s in services}
     ):
-        # DESIGN §7: `serve --all` relays events to its own gateway with no set-up.
+        # docs/events.md: `serve --all` relays events to its own gateway with no set-up.
         local = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
         local = f"[{local}]" if ":" in local else local
         settings = dataclasses.replace(settings, gateway_url=f"http://{local}:{port}/")

@@ -61,7 +61,8 @@ class Settings:
 
 
 def go_os_name(system: str) -> str:
-    """The server's OS in Go naming, the update check's default platform (DESIGN §5)."""
+    """The server's OS in Go naming: the update check's default platform
+    (docs/releases.md "Update check rules" 2)."""
     return {"Linux": "linux", "Darwin": "darwin", "Windows": "windows"}.get(system, system.lower())
 
 

@@ -13,7 +13,7 @@
     └── ServiceUnavailable        503 (with Retry-After)
 
 Version-1 routes render `{"message", "errors"?}`; version-2 routes render
-`{"error": {"code", "message", "status", "request_id"}}` (DESIGN §4).
+`{"error": {"code", "message", "status", "request_id"}}` (docs/http.md "Errors").
 """
 
 from __future__ import annotations

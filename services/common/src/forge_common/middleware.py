@@ -1,7 +1,8 @@
 """The one middleware of every app: request id, authentication and error rendering.
 Handlers raise, this module renders.
 
-Errors on `/api/v1/` paths use the version-1 body, everything else the version-2 body (DESIGN §4).
+Errors on `/api/v1/` paths use the version-1 body, everything else the version-2 body
+(docs/http.md "Errors").
 """
 
 from __future__ import annotations

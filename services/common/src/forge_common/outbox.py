@@ -1,5 +1,5 @@
 """The outbox: an event is written in the caller's transaction, so it exists exactly when the
-change it describes was committed. A relay sends rows to the gateway (DESIGN §6)."""
+change it describes was committed. A relay sends rows to the gateway (docs/events.md)."""
 
 from __future__ import annotations
 
