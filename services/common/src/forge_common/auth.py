@@ -33,10 +33,17 @@ def hash_token(token: str) -> bytes:
 
 
 def parse_authorization(header: str) -> str:
-    """The token of an `Authorization` header; a malformed header is an invalid credential."""
+    """The token of an `Authorization` header; a malformed header is an invalid credential.
+
+    This is the one place credentials are decoded. aiohttp hands over header bytes that are not
+    UTF-8 as lone surrogates: they are not printable (nor are control characters), no token
+    contains them, and `hash_token` could not encode them.
+    """
     scheme, _, token = header.strip().partition(" ")
     token = token.strip()
     if scheme.lower() not in _SCHEMES or not token or len(token) > 512:
+        raise AuthTokenInvalid()
+    if not token.isprintable():
         raise AuthTokenInvalid()
     return token
 

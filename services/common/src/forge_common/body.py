@@ -3,6 +3,8 @@ oversize body, 422 naming the field for a missing or wrongly typed value."""
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,10 +26,68 @@ async def read_json_object(request: web.Request) -> Mapping[str, Any]:
     try:
         data = orjson.loads(raw) if raw.strip() else None
     except orjson.JSONDecodeError:
-        raise InvalidInput("Malformed JSON body") from None
+        data = _with_huge_numbers(raw)
     if not isinstance(data, dict):
         raise Unprocessable("Request body must be a JSON object", field="body")
     return data
+
+
+class _OutOfRange:
+    """A JSON number no field can hold (hundreds of digits, 1e400): valid JSON, so the field that
+    holds it is named in a 422 instead of the whole body being called malformed."""
+
+    def __repr__(self) -> str:
+        return "<number out of range>"
+
+
+OUT_OF_RANGE = _OutOfRange()
+_MAX_INT_DIGITS = 20  # more than any int64 or uint64 has
+
+
+def _with_huge_numbers(raw: bytes) -> Any:
+    """Parse what orjson refused, keeping numbers it cannot represent as OUT_OF_RANGE; anything
+    else it refused (bad syntax, invalid UTF-8, lone surrogates, nesting too deep) is still 400."""
+    try:
+        data = json.loads(
+            raw.decode("utf-8"),
+            parse_int=_bounded_int,
+            parse_float=_bounded_float,
+            parse_constant=_no_constant,
+        )
+    except (ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError among them
+        raise InvalidInput("Malformed JSON body") from None
+    if not _encodable(data):
+        raise InvalidInput("Malformed JSON body")
+    return data
+
+
+def _bounded_int(text: str) -> int | _OutOfRange:
+    # checked before int(): Python refuses to convert over 4,300 digits
+    return OUT_OF_RANGE if len(text.lstrip("-")) > _MAX_INT_DIGITS else int(text)
+
+
+def _bounded_float(text: str) -> float | _OutOfRange:
+    value = float(text)
+    return value if math.isfinite(value) else OUT_OF_RANGE
+
+
+def _no_constant(text: str) -> None:
+    raise ValueError(f"{text} is not JSON")  # NaN, Infinity: Python extensions, not JSON
+
+
+def _encodable(value: Any) -> bool:
+    """False when a string holds a lone surrogate (a `\\ud800` escape), which PostgreSQL refuses."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, dict):
+        return all(_encodable(k) and _encodable(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_encodable(item) for item in value)
+    return True
 
 
 def optional_str(data: Mapping[str, Any], name: str) -> str | None:
@@ -52,6 +112,8 @@ def optional_int(
     value = data.get(name)
     if value is None:
         return None
+    if value is OUT_OF_RANGE:
+        raise Unprocessable(f"{name} must be between {low} and {high}", field=name)
     # bool is an int in Python; in JSON it is not a number.
     if isinstance(value, bool) or not isinstance(value, int):
         raise Unprocessable(f"{name} must be an integer", field=name)

@@ -23,6 +23,8 @@ log = logging.getLogger(__name__)
 
 REQUEST_ID = web.RequestKey("request_id", str)
 REQUEST_ID_HEADER = "X-Request-Id"
+# Browsers must never guess a type: an uploaded asset declared text/html must not render as a page.
+NOSNIFF = ("X-Content-Type-Options", "nosniff")
 # A caller's id is echoed only when it is short and plain, so it cannot inject into logs or headers.
 _SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
@@ -36,8 +38,8 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
     """Request id, token authentication and error rendering in one layer: the update check is
     hot enough for each extra middleware layer (and an on_response_prepare signal) to show.
 
-    Every response carries the request id; handlers that prepare a streamed response themselves
-    call `stamp_request_id` first."""
+    Every response carries the request id and `nosniff`; handlers that prepare a streamed
+    response themselves call `stamp_headers` first."""
     incoming = request.headers.get(REQUEST_ID_HEADER, "")
     # 32 hex digits like uuid4().hex, at a fraction of its cost
     request_id = incoming if _SAFE_REQUEST_ID.match(incoming) else os.urandom(16).hex()
@@ -51,6 +53,7 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
     except web.HTTPException as exc:
         if exc.status < 400:  # 304 and redirects are answers, not errors
             exc.headers[REQUEST_ID_HEADER] = request_id
+            exc.headers[NOSNIFF[0]] = NOSNIFF[1]
             raise
         response = render_error(request, _translate_http_exception(exc))
     except ConnectionResetError:
@@ -62,14 +65,17 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
         request_id_var.reset(token)
     if not response.prepared:
         response.headers[REQUEST_ID_HEADER] = request_id
+        response.headers[NOSNIFF[0]] = NOSNIFF[1]
     return response
 
 
-def stamp_request_id(request: web.Request, response: web.StreamResponse) -> None:
-    """For a handler that prepares (streams) its response itself, before `prepare()`."""
+def stamp_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """The headers every response carries, for a handler that prepares (streams) its response
+    itself: call it before `prepare()`."""
     request_id = request.get(REQUEST_ID)
     if request_id:
         response.headers[REQUEST_ID_HEADER] = request_id
+    response.headers[NOSNIFF[0]] = NOSNIFF[1]
 
 
 def render_error(request: web.Request, error: ApiError) -> web.Response:

@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 from aiohttp import web
 from forge_common.keys import DB_POOL
-from forge_common.middleware import stamp_request_id
+from forge_common.middleware import stamp_headers
 
 from . import db
 from .candidates import repo_releases
@@ -152,7 +152,7 @@ async def _serve(
         response.headers["Content-Disposition"] = _disposition(asset.name)
         if part.partial:
             response.headers["Content-Range"] = f"bytes {part.start}-{part.end - 1}/{asset.size}"
-        stamp_request_id(request, response)
+        stamp_headers(request, response)
         await response.prepare(request)
         if request.method != "HEAD":
             await _stream(response, file, part)
