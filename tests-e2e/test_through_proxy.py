@@ -1,8 +1,9 @@
 """Through nginx (deploy/nginx/forge.conf.template) to the three real service processes.
 
-DESIGN §1 routing: /api/v2/ and downloads reach releases, /api/v1/orgs/ reaches orgs,
-/api/v1/plugins/ and /api/v1/admin/plugins reach the gateway, /internal/ is never routed and
-anything else is a JSON 404. DESIGN §4: every response carries X-Request-Id.
+docs/architecture.md "Routing by the reverse proxy": /api/v2/ and downloads reach releases,
+/api/v1/orgs/ reaches orgs, /api/v1/plugins/ and /api/v1/admin/plugins reach the gateway,
+/internal/ is never routed and anything else is a JSON 404. docs/http.md "Request ids": every
+response carries X-Request-Id.
 """
 
 from __future__ import annotations
@@ -321,7 +322,7 @@ def test_asset_upload_over_one_mebibyte_streams_through_and_downloads_back(
 
 
 def test_published_release_reaches_the_plugin_through_relay_and_gateway(stack: Stack) -> None:
-    """DESIGN §6 end to end: releases' outbox → signed POST to the gateway → OnEvent in
+    """docs/events.md end to end: releases' outbox → signed POST to the gateway → OnEvent in
     event-recorder, whose recorded events a site admin reads through nginx and the gateway."""
     created = stack.request(
         "POST",

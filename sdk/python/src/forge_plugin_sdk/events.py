@@ -13,7 +13,7 @@ from typing import Any
 from google.protobuf import struct_pb2
 from plugin.v1 import plugin_pb2
 
-#: Every event type the forge emits (DESIGN §6), in a stable order.
+#: Every event type the forge emits (docs/events.md "Event types"), in a stable order.
 EVENT_TYPES: tuple[str, ...] = (
     "release.created",
     "release.published",

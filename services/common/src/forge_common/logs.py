@@ -66,5 +66,7 @@ def configure(level: str = "INFO", fmt: str = "json") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
-    # aiohttp's access log repeats what our middleware logs already.
+    # There is no access log: `forge serve` runs aiohttp with `access_log=None`, and the middleware
+    # logs only unhandled errors (with the request id). An app run another way (tests, aiohttp's
+    # own runners) would get aiohttp's access logger, which this keeps quiet below warnings.
     logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
