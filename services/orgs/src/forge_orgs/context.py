@@ -10,8 +10,8 @@ from forge_common.errors import AuthTokenMissing, NotFound, PermissionDenied
 
 from .dbconn import Conn
 from .models import OrgView
-from .options import ACCOUNT_NAME
 from .orgs_db import org_view
+from .payloads import ACCOUNT_NAME
 
 
 def org_not_found() -> NotFound:

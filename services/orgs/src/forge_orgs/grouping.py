@@ -11,7 +11,7 @@ from . import groups_db
 from .dbconn import Conn
 from .events import emit_org_event, group_fields
 from .models import Group, Org
-from .options import CreateGroup, UpdateGroup
+from .payloads import CreateGroup, UpdateGroup
 
 
 def group_not_found() -> NotFound:

@@ -9,7 +9,7 @@ from . import members_db
 from .dbconn import Conn
 from .events import emit_org_event
 from .models import OrgView
-from .options import ACCOUNT_NAME
+from .payloads import ACCOUNT_NAME
 
 ONLY_YOUR_OWN = "You can only change your own public membership visibility"
 

@@ -11,7 +11,7 @@ from . import groups_db, pins_db
 from .dbconn import Conn
 from .events import emit_org_event
 from .models import Org, Pin
-from .options import REPO_NAME, AddPin
+from .payloads import REPO_NAME, AddPin
 from .pins_db import PinOrder
 
 ALREADY_PINNED = "Repository is already pinned"

@@ -7,7 +7,7 @@ from forge_common.auth import viewer_of
 from forge_common.body import read_json_object
 from forge_common.render import json_response
 
-from .. import grouping, groups_db, options, pins_db, wire
+from .. import grouping, groups_db, payloads, pins_db, wire
 from ..caching import cached_json
 from ..context import org_for_read, org_for_write
 from ..dbconn import connection
@@ -29,13 +29,13 @@ async def create_group(request: web.Request) -> web.Response:
     await request.read()  # before taking a pooled connection: a slow client holds none
     async with connection(request) as conn:
         view, actor = await org_for_write(conn, request.match_info["org"], viewer_of(request))
-        option = options.create_group(await read_json_object(request))
+        option = payloads.create_group(await read_json_object(request))
         group = await grouping.create(conn, view.org, actor.id, option)
     return json_response(wire.group(group), status=201)
 
 
 def _group_id(request: web.Request) -> int:
-    group_id = options.path_id(request.match_info["id"])
+    group_id = payloads.path_id(request.match_info["id"])
     if group_id is None:
         raise grouping.group_not_found()
     return group_id
@@ -46,7 +46,7 @@ async def update_group(request: web.Request) -> web.Response:
     async with connection(request) as conn:
         view, actor = await org_for_write(conn, request.match_info["org"], viewer_of(request))
         group_id = _group_id(request)
-        option = options.update_group(await read_json_object(request))
+        option = payloads.update_group(await read_json_object(request))
         group = await grouping.update(conn, view.org, actor.id, group_id, option)
     return json_response(wire.group(group))
 
