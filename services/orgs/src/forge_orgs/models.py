@@ -84,7 +84,7 @@ class Member:
 
 @dataclass(frozen=True, slots=True)
 class Stats:
-    """Raw counts; `profile.visible_stats` turns them into what a viewer may learn."""
+    """Raw counts; `render.stats` turns them into what a viewer may learn."""
 
     member_count: int
     public_member_count: int

@@ -7,7 +7,7 @@ from forge_common.auth import viewer_of
 from forge_common.body import read_json_object
 from forge_common.render import json_response
 
-from .. import grouping, groups_db, payloads, pins_db, wire
+from .. import grouping, groups_db, payloads, pins_db, render
 from ..caching import cached_json
 from ..context import org_for_read, org_for_write
 from ..dbconn import connection
@@ -22,7 +22,7 @@ async def list_groups(request: web.Request) -> web.Response:
         groups = await groups_db.list_groups(conn, view.org.id)
         pins = await pins_db.list_pins(conn, view.org.id)
         visible = await filter_for_viewer(conn, view, pins, groups)
-    return cached_json(request, viewer, [wire.group(g) for g in visible.groups])
+    return cached_json(request, viewer, [render.group(g) for g in visible.groups])
 
 
 async def create_group(request: web.Request) -> web.Response:
@@ -31,7 +31,7 @@ async def create_group(request: web.Request) -> web.Response:
         view, actor = await org_for_write(conn, request.match_info["org"], viewer_of(request))
         option = payloads.create_group(await read_json_object(request))
         group = await grouping.create(conn, view.org, actor.id, option)
-    return json_response(wire.group(group), status=201)
+    return json_response(render.group(group), status=201)
 
 
 def _group_id(request: web.Request) -> int:
@@ -48,7 +48,7 @@ async def update_group(request: web.Request) -> web.Response:
         group_id = _group_id(request)
         option = payloads.update_group(await read_json_object(request))
         group = await grouping.update(conn, view.org, actor.id, group_id, option)
-    return json_response(wire.group(group))
+    return json_response(render.group(group))
 
 
 async def delete_group(request: web.Request) -> web.Response:

@@ -7,7 +7,7 @@ from forge_common.auth import viewer_of
 from forge_common.body import read_json_object
 from forge_common.render import json_response
 
-from .. import payloads, pinning, pins_db, wire
+from .. import payloads, pinning, pins_db, render
 from ..caching import cached_json
 from ..context import org_for_read, org_for_write
 from ..dbconn import connection
@@ -22,7 +22,7 @@ async def list_pins(request: web.Request) -> web.Response:
         pins = await pins_db.list_pins(conn, view.org.id)
         visible = await filter_for_viewer(conn, view, pins, [])
     base = base_url(request)
-    return cached_json(request, viewer, wire.pins(base, view.org, visible.pins))
+    return cached_json(request, viewer, render.pins(base, view.org, visible.pins))
 
 
 async def add_pin(request: web.Request) -> web.Response:
@@ -31,7 +31,7 @@ async def add_pin(request: web.Request) -> web.Response:
         view, actor = await org_for_write(conn, request.match_info["org"], viewer_of(request))
         option = payloads.add_pin(await read_json_object(request))
         created = await pinning.pin(conn, view.org, actor.id, option)
-    return json_response(wire.pin(base_url(request), view.org, created), status=201)
+    return json_response(render.pin(base_url(request), view.org, created), status=201)
 
 
 async def remove_pin(request: web.Request) -> web.Response:

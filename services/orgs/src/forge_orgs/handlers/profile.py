@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 from forge_common.auth import viewer_of
 
-from .. import members_db, membership, overview_db, wire
+from .. import members_db, membership, overview_db, render
 from ..caching import cached_json
 from ..context import (
     org_for_read,
@@ -34,12 +34,12 @@ async def overview(request: web.Request) -> web.Response:
         visible = await filter_for_viewer(conn, view, data.pins, data.groups, data.stats)
     base = base_url(request)
     body = {
-        "organization": wire.organization(base, view.org),
-        "pinned_repos": wire.pins(base, view.org, visible.pins),
-        "pinned_groups": [wire.group(g) for g in visible.groups],
-        "public_members": [wire.public_member(base, m) for m in data.members],
+        "organization": render.organization(base, view.org),
+        "pinned_repos": render.pins(base, view.org, visible.pins),
+        "pinned_groups": [render.group(g) for g in visible.groups],
+        "public_members": [render.public_member(base, m) for m in data.members],
         "total_members": data.stats.public_member_count,
-        "stats": wire.stats(data.stats, visible.readable_repo_count, is_member=view.is_member),
+        "stats": render.stats(data.stats, visible.readable_repo_count, is_member=view.is_member),
     }
     return cached_json(request, viewer, body)
 
@@ -55,7 +55,7 @@ async def public_member_roles(request: web.Request) -> web.Response:
         "X-Total-Count": str(len(members)),
         "Access-Control-Expose-Headers": "X-Total-Count",
     }
-    return cached_json(request, viewer, [wire.public_member(base, m) for m in members], headers)
+    return cached_json(request, viewer, [render.public_member(base, m) for m in members], headers)
 
 
 async def _set_public(request: web.Request, public: bool) -> web.Response:
