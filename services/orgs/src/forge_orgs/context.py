@@ -8,9 +8,9 @@ from forge_common.access import AccessFacts, owner_visible
 from forge_common.auth import Viewer
 from forge_common.errors import AuthTokenMissing, NotFound, PermissionDenied
 
-from .dbconn import Conn
+from .db.conn import Conn
+from .db.orgs import org_view
 from .models import OrgView
-from .orgs_db import org_view
 from .payloads import ACCOUNT_NAME
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from forge_common.outbox import Event, emit
 
-from .dbconn import Conn
+from .db.conn import Conn
 from .models import Group, Org
 
 SOURCE = "orgs"

@@ -7,8 +7,8 @@ from dataclasses import replace
 
 from forge_common.errors import NotFound
 
-from . import groups_db
-from .dbconn import Conn
+from .db import groups as groups_db
+from .db.conn import Conn
 from .events import emit_org_event, group_fields
 from .models import Group, Org
 from .payloads import CreateGroup, UpdateGroup

@@ -5,8 +5,8 @@ from __future__ import annotations
 from forge_common.auth import Viewer
 from forge_common.errors import NotFound, PermissionDenied
 
-from . import members_db
-from .dbconn import Conn
+from .db import members as members_db
+from .db.conn import Conn
 from .events import emit_org_event
 from .models import OrgView
 from .payloads import ACCOUNT_NAME

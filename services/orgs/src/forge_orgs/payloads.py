@@ -12,7 +12,7 @@ from typing import Any
 from forge_common.body import INT64_MAX, optional_bool, optional_int, optional_list, optional_str
 from forge_common.errors import Unprocessable
 
-from .pins_db import PinOrder
+from .db.pins import PinOrder
 
 MAX_GROUP_NAME = 100
 # Names the database could never hold (names are patterned; text cannot hold NUL) are answered

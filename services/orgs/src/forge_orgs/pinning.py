@@ -7,12 +7,13 @@ import asyncpg
 from forge_common.accounts import repository_by_name
 from forge_common.errors import NotFound, Unprocessable
 
-from . import groups_db, pins_db
-from .dbconn import Conn
+from .db import groups as groups_db
+from .db import pins as pins_db
+from .db.conn import Conn
+from .db.pins import PinOrder
 from .events import emit_org_event
 from .models import Org, Pin
 from .payloads import REPO_NAME, AddPin
-from .pins_db import PinOrder
 
 ALREADY_PINNED = "Repository is already pinned"
 

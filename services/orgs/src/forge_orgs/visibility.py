@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from forge_common.access import Access, AccessFacts, decide, repository_access
 
-from .dbconn import Conn
+from .db.conn import Conn
 from .models import Group, OrgView, Pin, Stats
 
 

@@ -7,10 +7,12 @@ from forge_common.auth import viewer_of
 from forge_common.body import read_json_object
 from forge_common.render import json_response
 
-from .. import grouping, groups_db, payloads, pins_db, render
+from .. import grouping, payloads, render
 from ..caching import cached_json
 from ..context import org_for_read, org_for_write
-from ..dbconn import connection
+from ..db import groups as groups_db
+from ..db import pins as pins_db
+from ..db.conn import connection
 from ..visibility import filter_for_viewer
 from .common import no_content
 

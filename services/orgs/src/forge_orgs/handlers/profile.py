@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 from forge_common.auth import viewer_of
 
-from .. import members_db, membership, overview_db, render
+from .. import membership, render
 from ..caching import cached_json
 from ..context import (
     org_for_read,
@@ -14,7 +14,9 @@ from ..context import (
     require_visible,
     valid_name,
 )
-from ..dbconn import connection
+from ..db import members as members_db
+from ..db import overview as overview_db
+from ..db.conn import connection
 from ..models import OrgView
 from ..visibility import filter_for_viewer
 from .common import base_url, no_content

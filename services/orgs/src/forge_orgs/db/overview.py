@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from .dbconn import Conn
-from .models import Group, Member, Org, Pin, Stats
-from .pins_db import pin_from_row
+from ..models import Group, Member, Org, Pin, Stats
+from .conn import Conn
+from .pins import pin_from_row
 
 OVERVIEW_MEMBERS = 12  # SPEC, Limits: public members in the overview
 

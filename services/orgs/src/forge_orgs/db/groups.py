@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .dbconn import Conn
-from .models import Group
+from ..models import Group
+from .conn import Conn
 
 _COLUMNS = "id, name, display_order, collapsed"
 
