@@ -6,16 +6,13 @@ from __future__ import annotations
 
 from forge_common.access import AccessFacts, owner_visible
 from forge_common.auth import Viewer
-from forge_common.errors import AuthTokenMissing, NotFound, PermissionDenied
+from forge_common.errors import AuthTokenMissing, PermissionDenied
 
 from .db.conn import Conn
 from .db.orgs import org_view
+from .errors import OrgNotFound
 from .models import OrgView
 from .payloads import ACCOUNT_NAME
-
-
-def org_not_found() -> NotFound:
-    return NotFound("Organization not found", code="OrgNotFound")
 
 
 def visible(view: OrgView) -> bool:
@@ -40,7 +37,7 @@ def valid_name(name: str) -> bool:
 
 def require_visible(view: OrgView | None) -> OrgView:
     if view is None or not visible(view):
-        raise org_not_found()
+        raise OrgNotFound()
     return view
 
 

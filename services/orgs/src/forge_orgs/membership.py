@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from forge_common.auth import Viewer
-from forge_common.errors import NotFound, PermissionDenied
+from forge_common.errors import PermissionDenied
 
 from .db import members as members_db
 from .db.conn import Conn
+from .errors import NotAMember, UserNotFound
 from .events import emit_org_event
 from .models import OrgView
 from .payloads import ACCOUNT_NAME
@@ -26,13 +27,13 @@ async def set_visibility(
     if ACCOUNT_NAME.fullmatch(username):
         user = await members_db.user_by_name(conn, username)
     if user is None:
-        raise NotFound("User not found", code="UserNotFound")
+        raise UserNotFound()
     user_id, login = user
     async with conn.transaction():
         # Rule 3: the user must be a member.
         current = await members_db.lock_membership(conn, view.org.id, user_id)
         if current is None:
-            raise NotFound("User is not a member of the organization", code="UserNotFound")
+            raise NotAMember()
         if current != public:
             await members_db.set_public(conn, view.org.id, user_id, public)
             await emit_org_event(

@@ -5,21 +5,18 @@ from __future__ import annotations
 
 import asyncpg
 from forge_common.accounts import repository_by_name
-from forge_common.errors import NotFound, Unprocessable
+from forge_common.errors import Unprocessable
 
 from .db import groups as groups_db
 from .db import pins as pins_db
 from .db.conn import Conn
 from .db.pins import PinOrder
+from .errors import RepoNotFound
 from .events import emit_org_event
 from .models import Org, Pin
 from .payloads import REPO_NAME, AddPin
 
 ALREADY_PINNED = "Repository is already pinned"
-
-
-def repo_not_found() -> NotFound:
-    return NotFound("Repository not found", code="RepoNotFound")
 
 
 def _no_group(field: str) -> Unprocessable:
@@ -29,7 +26,7 @@ def _no_group(field: str) -> Unprocessable:
 async def _repo_id(conn: Conn, org: Org, name: str) -> tuple[int, str]:
     repo = await repository_by_name(conn, org.id, name) if REPO_NAME.fullmatch(name) else None
     if repo is None:
-        raise repo_not_found()
+        raise RepoNotFound()
     return repo.id, repo.name
 
 
@@ -64,10 +61,10 @@ async def pin(conn: Conn, org: Org, actor_id: int, option: AddPin) -> Pin:
         raise Unprocessable(ALREADY_PINNED, field="repo_name") from None
     except asyncpg.ForeignKeyViolationError:
         # the repository was deleted after we looked it up (the group is share-locked above)
-        raise repo_not_found() from None
+        raise RepoNotFound() from None
     created = await pins_db.pin_by_id(conn, pin_id)
     if created is None:  # unpinned or transferred between our commit and this read
-        raise repo_not_found()
+        raise RepoNotFound()
     return created
 
 

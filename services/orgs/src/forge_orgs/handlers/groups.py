@@ -13,6 +13,7 @@ from ..context import org_for_read, org_for_write
 from ..db import groups as groups_db
 from ..db import pins as pins_db
 from ..db.conn import connection
+from ..errors import PinGroupNotFound
 from ..visibility import filter_for_viewer
 from .common import no_content
 
@@ -39,7 +40,7 @@ async def create_group(request: web.Request) -> web.Response:
 def _group_id(request: web.Request) -> int:
     group_id = payloads.path_id(request.match_info["id"])
     if group_id is None:
-        raise grouping.group_not_found()
+        raise PinGroupNotFound()
     return group_id
 
 

@@ -7,16 +7,11 @@ from forge_common.auth import viewer_of
 
 from .. import membership, render
 from ..caching import cached_json
-from ..context import (
-    org_for_read,
-    org_not_found,
-    require_signed_in,
-    require_visible,
-    valid_name,
-)
+from ..context import org_for_read, require_signed_in, require_visible, valid_name
 from ..db import members as members_db
 from ..db import overview as overview_db
 from ..db.conn import connection
+from ..errors import OrgNotFound
 from ..models import OrgView
 from ..visibility import filter_for_viewer
 from .common import base_url, no_content
@@ -31,7 +26,7 @@ async def overview(request: web.Request) -> web.Response:
         if valid_name(name):
             data = await overview_db.overview(conn, name, viewer.id if viewer else None)
         if data is None:
-            raise org_not_found()
+            raise OrgNotFound()
         view = require_visible(OrgView(data.org, viewer, data.role))
         visible = await filter_for_viewer(conn, view, data.pins, data.groups, data.stats)
     base = base_url(request)
