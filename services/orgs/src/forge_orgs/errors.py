@@ -1,5 +1,5 @@
-"""The orgs service's 404s, each with the code and message the API answers with; the rest of the
-error tree is `forge_common.errors`."""
+"""The orgs service's 404s, each with the code and message the API answers with
+(docs/orgs.md "Endpoints"); the rest of the error tree is `forge_common.errors`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Public membership visibility: the spec's three rules, in its order, then the change."""
+"""Public membership visibility: the three rules of docs/orgs.md "Public membership rules", in
+their order, then the change."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ async def set_visibility(
     conn: Conn, view: OrgView, actor: Viewer, username: str, public: bool
 ) -> None:
     # Rule 1: someone else's visibility is for organization owners only (site admins included
-    # only when they own the organization: the spec names owners).
+    # only when they own the organization: rule 1 names owners).
     if username.lower() != actor.login.lower() and view.role != "owner":
         raise PermissionDenied(ONLY_YOUR_OWN)
     # Rule 2: the user must exist.

@@ -1,6 +1,6 @@
-"""Request bodies (the contract's "Option payloads") and path values, validated: a wrong JSON
-type or a value out of range is 422 naming the field, unknown fields are ignored, and a path id
-that is no positive int64 is 404."""
+"""Request bodies (the `...Option` objects of docs/orgs.md "Request bodies") and path values,
+validated: a wrong JSON type or a value out of range is 422 naming the field, unknown fields are
+ignored, and a path id that is no positive int64 is 404."""
 
 from __future__ import annotations
 

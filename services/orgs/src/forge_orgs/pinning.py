@@ -1,5 +1,6 @@
 """Writes to pinned repositories: pin, unpin, reorder. Each runs in one transaction that also
-writes its event, and translates constraint violations into the answers the spec gives."""
+writes its event, and translates constraint violations into the answers docs/orgs.md "Endpoints"
+gives."""
 
 from __future__ import annotations
 
@@ -69,7 +70,8 @@ async def pin(conn: Conn, org: Org, actor_id: int, option: AddPin) -> Pin:
 
 
 async def unpin(conn: Conn, org: Org, actor_id: int, repo_name: str) -> None:
-    """Unpin; a repository of the organization that is not pinned is a no-op (DESIGN §5)."""
+    """Unpin; a repository of the organization that is not pinned is a no-op
+    (docs/orgs.md "Decisions")."""
     repo_id, name = await _repo_id(conn, org, repo_name)
     async with conn.transaction():
         pin_id = await pins_db.delete_pin(conn, org.id, repo_id)

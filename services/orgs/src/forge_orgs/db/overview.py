@@ -12,7 +12,7 @@ from ..models import Group, Member, Org, Pin, Stats
 from .conn import Conn
 from .pins import pin_from_row
 
-OVERVIEW_MEMBERS = 12  # SPEC, Limits: public members in the overview
+OVERVIEW_MEMBERS = 12  # docs/http.md "Limits": public members in the overview
 
 # The limit is written into the statement, not bound: with `LIMIT $n` PostgreSQL keeps re-planning
 # the prepared statement for each call (custom plans), which costs more than running it.

@@ -42,7 +42,8 @@ async def overview(request: web.Request) -> web.Response:
 
 
 async def public_member_roles(request: web.Request) -> web.Response:
-    """Every public member with role; `page` and `limit` are accepted and ignored (SPEC)."""
+    """Every public member with role; `page` and `limit` are accepted and ignored
+    (docs/orgs.md "Endpoints")."""
     viewer = viewer_of(request)
     async with connection(request) as conn:
         view = await org_for_read(conn, request.match_info["org"], viewer)
