@@ -1,13 +1,21 @@
-"""`create_app(settings)`: this service alone in an application (tests, single-service runs)."""
+"""`create_app(settings, options)`: this service alone in an application (tests, single-service
+runs)."""
 
 from __future__ import annotations
+
+import dataclasses
+import functools
 
 from aiohttp import web
 from forge_common.app import create_app as create_common_app
 from forge_common.config import Settings
 
-from .service import SERVICE
+from .options import Options
+from .service import SERVICE, setup
 
 
-def create_app(settings: Settings) -> web.Application:
-    return create_common_app(settings, [SERVICE])
+def create_app(settings: Settings, options: Options | None = None) -> web.Application:
+    service = dataclasses.replace(
+        SERVICE, setup=functools.partial(setup, options=options or Options())
+    )
+    return create_common_app(settings, [service])

@@ -6,16 +6,13 @@ from __future__ import annotations
 
 from forge_common.access import AccessFacts, owner_visible
 from forge_common.auth import Viewer
-from forge_common.errors import AuthTokenMissing, NotFound, PermissionDenied
+from forge_common.errors import AuthTokenMissing, PermissionDenied
 
-from .dbconn import Conn
+from .db.conn import Conn
+from .db.orgs import org_view
+from .errors import OrgNotFound
 from .models import OrgView
-from .options import ACCOUNT_NAME
-from .orgs_db import org_view
-
-
-def org_not_found() -> NotFound:
-    return NotFound("Organization not found", code="OrgNotFound")
+from .payloads import ACCOUNT_NAME
 
 
 def visible(view: OrgView) -> bool:
@@ -40,7 +37,7 @@ def valid_name(name: str) -> bool:
 
 def require_visible(view: OrgView | None) -> OrgView:
     if view is None or not visible(view):
-        raise org_not_found()
+        raise OrgNotFound()
     return view
 
 

@@ -1,4 +1,4 @@
-"""The `org.*` events (DESIGN §6), written to the outbox in the transaction of the change.
+"""The `org.*` events (docs/events.md), written to the outbox in the transaction of the change.
 
 Payloads are flat, as documented for plugin authors in proto/plugin/v1/EVENTS.md; every one
 carries `org_id` and `org` (the envelope also carries org_id, repo_id where one repository is
@@ -21,7 +21,7 @@ from typing import Any
 
 from forge_common.outbox import Event, emit
 
-from .dbconn import Conn
+from .db.conn import Conn
 from .models import Group, Org
 
 SOURCE = "orgs"

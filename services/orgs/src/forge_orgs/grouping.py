@@ -5,17 +5,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from forge_common.errors import NotFound
-
-from . import groups_db
-from .dbconn import Conn
+from .db import groups as groups_db
+from .db.conn import Conn
+from .errors import PinGroupNotFound
 from .events import emit_org_event, group_fields
 from .models import Group, Org
-from .options import CreateGroup, UpdateGroup
-
-
-def group_not_found() -> NotFound:
-    return NotFound("Pinned group not found", code="PinGroupNotFound")
+from .payloads import CreateGroup, UpdateGroup
 
 
 async def create(conn: Conn, org: Org, actor_id: int, option: CreateGroup) -> Group:
@@ -31,7 +26,7 @@ async def update(conn: Conn, org: Org, actor_id: int, group_id: int, option: Upd
     async with conn.transaction():
         current = await groups_db.lock_group(conn, org.id, group_id)
         if current is None:
-            raise group_not_found()
+            raise PinGroupNotFound()
         updated = replace(
             current,
             name=current.name if option.name is None else option.name,
@@ -61,5 +56,5 @@ async def delete(conn: Conn, org: Org, actor_id: int, group_id: int) -> None:
     async with conn.transaction():
         group = await groups_db.delete_group(conn, org.id, group_id)
         if group is None:
-            raise group_not_found()
+            raise PinGroupNotFound()
         await emit_org_event(conn, "org.pin_group.deleted", org, actor_id, group_fields(group))

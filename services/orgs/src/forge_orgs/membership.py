@@ -1,15 +1,17 @@
-"""Public membership visibility: the spec's three rules, in its order, then the change."""
+"""Public membership visibility: the three rules of docs/orgs.md "Public membership rules", in
+their order, then the change."""
 
 from __future__ import annotations
 
 from forge_common.auth import Viewer
-from forge_common.errors import NotFound, PermissionDenied
+from forge_common.errors import PermissionDenied
 
-from . import members_db
-from .dbconn import Conn
+from .db import members as members_db
+from .db.conn import Conn
+from .errors import NotAMember, UserNotFound
 from .events import emit_org_event
 from .models import OrgView
-from .options import ACCOUNT_NAME
+from .payloads import ACCOUNT_NAME
 
 ONLY_YOUR_OWN = "You can only change your own public membership visibility"
 
@@ -18,7 +20,7 @@ async def set_visibility(
     conn: Conn, view: OrgView, actor: Viewer, username: str, public: bool
 ) -> None:
     # Rule 1: someone else's visibility is for organization owners only (site admins included
-    # only when they own the organization: the spec names owners).
+    # only when they own the organization: rule 1 names owners).
     if username.lower() != actor.login.lower() and view.role != "owner":
         raise PermissionDenied(ONLY_YOUR_OWN)
     # Rule 2: the user must exist.
@@ -26,13 +28,13 @@ async def set_visibility(
     if ACCOUNT_NAME.fullmatch(username):
         user = await members_db.user_by_name(conn, username)
     if user is None:
-        raise NotFound("User not found", code="UserNotFound")
+        raise UserNotFound()
     user_id, login = user
     async with conn.transaction():
         # Rule 3: the user must be a member.
         current = await members_db.lock_membership(conn, view.org.id, user_id)
         if current is None:
-            raise NotFound("User is not a member of the organization", code="UserNotFound")
+            raise NotAMember()
         if current != public:
             await members_db.set_public(conn, view.org.id, user_id, public)
             await emit_org_event(

@@ -35,7 +35,7 @@ class OrgView:
 
     @property
     def can_manage(self) -> bool:
-        """Organization owners and site admins write pins and groups (DESIGN §5)."""
+        """Organization owners and site admins write pins and groups (docs/orgs.md "Decisions")."""
         return self.role == "owner" or (self.viewer is not None and self.viewer.is_admin)
 
     @property
@@ -84,7 +84,7 @@ class Member:
 
 @dataclass(frozen=True, slots=True)
 class Stats:
-    """Raw counts; `profile.visible_stats` turns them into what a viewer may learn."""
+    """Raw counts; `render.stats` turns them into what a viewer may learn."""
 
     member_count: int
     public_member_count: int

@@ -12,7 +12,7 @@ from aiohttp import web
 from forge_common.auth import viewer_of
 
 from .caching import cached_json
-from .options import MAX_GROUP_NAME
+from .payloads import MAX_GROUP_NAME
 
 JSON = dict[str, Any]
 _INT32 = {"type": "integer", "minimum": -(2**31), "maximum": 2**31 - 1}

@@ -1,24 +1,23 @@
 """Writes to pinned repositories: pin, unpin, reorder. Each runs in one transaction that also
-writes its event, and translates constraint violations into the answers the spec gives."""
+writes its event, and translates constraint violations into the answers docs/orgs.md "Endpoints"
+gives."""
 
 from __future__ import annotations
 
 import asyncpg
 from forge_common.accounts import repository_by_name
-from forge_common.errors import NotFound, Unprocessable
+from forge_common.errors import Unprocessable
 
-from . import groups_db, pins_db
-from .dbconn import Conn
+from .db import groups as groups_db
+from .db import pins as pins_db
+from .db.conn import Conn
+from .db.pins import PinOrder
+from .errors import RepoNotFound
 from .events import emit_org_event
 from .models import Org, Pin
-from .options import REPO_NAME, AddPin
-from .pins_db import PinOrder
+from .payloads import REPO_NAME, AddPin
 
 ALREADY_PINNED = "Repository is already pinned"
-
-
-def repo_not_found() -> NotFound:
-    return NotFound("Repository not found", code="RepoNotFound")
 
 
 def _no_group(field: str) -> Unprocessable:
@@ -28,7 +27,7 @@ def _no_group(field: str) -> Unprocessable:
 async def _repo_id(conn: Conn, org: Org, name: str) -> tuple[int, str]:
     repo = await repository_by_name(conn, org.id, name) if REPO_NAME.fullmatch(name) else None
     if repo is None:
-        raise repo_not_found()
+        raise RepoNotFound()
     return repo.id, repo.name
 
 
@@ -63,15 +62,16 @@ async def pin(conn: Conn, org: Org, actor_id: int, option: AddPin) -> Pin:
         raise Unprocessable(ALREADY_PINNED, field="repo_name") from None
     except asyncpg.ForeignKeyViolationError:
         # the repository was deleted after we looked it up (the group is share-locked above)
-        raise repo_not_found() from None
+        raise RepoNotFound() from None
     created = await pins_db.pin_by_id(conn, pin_id)
     if created is None:  # unpinned or transferred between our commit and this read
-        raise repo_not_found()
+        raise RepoNotFound()
     return created
 
 
 async def unpin(conn: Conn, org: Org, actor_id: int, repo_name: str) -> None:
-    """Unpin; a repository of the organization that is not pinned is a no-op (DESIGN §5)."""
+    """Unpin; a repository of the organization that is not pinned is a no-op
+    (docs/orgs.md "Decisions")."""
     repo_id, name = await _repo_id(conn, org, repo_name)
     async with conn.transaction():
         pin_id = await pins_db.delete_pin(conn, org.id, repo_id)

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import functools
+
 from aiohttp import web
 from forge_common.config import Settings
 from forge_common.service import Service
 
 from . import world
+from .keys import OPTIONS
+from .options import Options
 from .routes import add_routes
 
 
-def setup(app: web.Application, settings: Settings) -> None:
+def setup(app: web.Application, settings: Settings, options: Options) -> None:
+    app[OPTIONS] = options
     add_routes(app)
 
 
@@ -18,7 +23,7 @@ SERVICE = Service(
     name="orgs",
     schema="orgs",
     migrations_package="forge_orgs.migrations",
-    setup=setup,
+    setup=functools.partial(setup, options=Options()),
     validate_world=world.validate,
     load_world=world.load,
 )

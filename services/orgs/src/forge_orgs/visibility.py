@@ -1,4 +1,5 @@
-"""What a viewer may see of an organization's pins, groups and repositories (DESIGN §5).
+"""What a viewer may see of an organization's pins, groups and repositories
+(docs/access.md "Privacy decisions"; the details in docs/orgs.md "Decisions").
 
 Repository access is decided by the shared rules only. `decide` on the organization-wide facts
 says what the viewer may read of this organization's public and private repositories without a
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 
 from forge_common.access import Access, AccessFacts, decide, repository_access
 
-from .dbconn import Conn
+from .db.conn import Conn
 from .models import Group, OrgView, Pin, Stats
 
 
@@ -68,7 +69,8 @@ async def filter_for_viewer(
         return private_ok if private else public_ok
 
     visible_pins = [p for p in pins if readable(p.repo_id, p.repo.private)]
-    if view.is_owner:  # DESIGN §5: groups without a visible pin are left out for non-owners
+    # docs/orgs.md "Decisions": groups without a visible pin are left out for non-owners
+    if view.is_owner:
         visible_groups = list(groups)
     else:
         used = {p.group_id for p in visible_pins}

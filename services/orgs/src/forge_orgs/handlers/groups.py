@@ -7,10 +7,13 @@ from forge_common.auth import viewer_of
 from forge_common.body import read_json_object
 from forge_common.render import json_response
 
-from .. import grouping, groups_db, options, pins_db, wire
+from .. import grouping, payloads, render
 from ..caching import cached_json
 from ..context import org_for_read, org_for_write
-from ..dbconn import connection
+from ..db import groups as groups_db
+from ..db import pins as pins_db
+from ..db.conn import connection
+from ..errors import PinGroupNotFound
 from ..visibility import filter_for_viewer
 from .common import no_content
 
@@ -22,22 +25,22 @@ async def list_groups(request: web.Request) -> web.Response:
         groups = await groups_db.list_groups(conn, view.org.id)
         pins = await pins_db.list_pins(conn, view.org.id)
         visible = await filter_for_viewer(conn, view, pins, groups)
-    return cached_json(request, viewer, [wire.group(g) for g in visible.groups])
+    return cached_json(request, viewer, [render.group(g) for g in visible.groups])
 
 
 async def create_group(request: web.Request) -> web.Response:
     await request.read()  # before taking a pooled connection: a slow client holds none
     async with connection(request) as conn:
         view, actor = await org_for_write(conn, request.match_info["org"], viewer_of(request))
-        option = options.create_group(await read_json_object(request))
+        option = payloads.create_group(await read_json_object(request))
         group = await grouping.create(conn, view.org, actor.id, option)
-    return json_response(wire.group(group), status=201)
+    return json_response(render.group(group), status=201)
 
 
 def _group_id(request: web.Request) -> int:
-    group_id = options.path_id(request.match_info["id"])
+    group_id = payloads.path_id(request.match_info["id"])
     if group_id is None:
-        raise grouping.group_not_found()
+        raise PinGroupNotFound()
     return group_id
 
 
@@ -46,9 +49,9 @@ async def update_group(request: web.Request) -> web.Response:
     async with connection(request) as conn:
         view, actor = await org_for_write(conn, request.match_info["org"], viewer_of(request))
         group_id = _group_id(request)
-        option = options.update_group(await read_json_object(request))
+        option = payloads.update_group(await read_json_object(request))
         group = await grouping.update(conn, view.org, actor.id, group_id, option)
-    return json_response(wire.group(group))
+    return json_response(render.group(group))
 
 
 async def delete_group(request: web.Request) -> web.Response:

@@ -7,10 +7,11 @@ from forge_common.auth import viewer_of
 from forge_common.body import read_json_object
 from forge_common.render import json_response
 
-from .. import options, pinning, pins_db, wire
+from .. import payloads, pinning, render
 from ..caching import cached_json
 from ..context import org_for_read, org_for_write
-from ..dbconn import connection
+from ..db import pins as pins_db
+from ..db.conn import connection
 from ..visibility import filter_for_viewer
 from .common import base_url, no_content
 
@@ -22,16 +23,16 @@ async def list_pins(request: web.Request) -> web.Response:
         pins = await pins_db.list_pins(conn, view.org.id)
         visible = await filter_for_viewer(conn, view, pins, [])
     base = base_url(request)
-    return cached_json(request, viewer, wire.pins(base, view.org, visible.pins))
+    return cached_json(request, viewer, render.pins(base, view.org, visible.pins))
 
 
 async def add_pin(request: web.Request) -> web.Response:
     await request.read()  # before taking a pooled connection: a slow client holds none
     async with connection(request) as conn:
         view, actor = await org_for_write(conn, request.match_info["org"], viewer_of(request))
-        option = options.add_pin(await read_json_object(request))
+        option = payloads.add_pin(await read_json_object(request))
         created = await pinning.pin(conn, view.org, actor.id, option)
-    return json_response(wire.pin(base_url(request), view.org, created), status=201)
+    return json_response(render.pin(base_url(request), view.org, created), status=201)
 
 
 async def remove_pin(request: web.Request) -> web.Response:
@@ -45,6 +46,6 @@ async def reorder_pins(request: web.Request) -> web.Response:
     await request.read()  # before taking a pooled connection: a slow client holds none
     async with connection(request) as conn:
         view, actor = await org_for_write(conn, request.match_info["org"], viewer_of(request))
-        orders = options.reorder(await read_json_object(request))
+        orders = payloads.reorder(await read_json_object(request))
         await pinning.reorder(conn, view.org, actor.id, orders)
     return no_content()

@@ -5,16 +5,13 @@ from __future__ import annotations
 from aiohttp import web
 from forge_common.auth import viewer_of
 
-from .. import members_db, membership, overview_db, wire
+from .. import membership, render
 from ..caching import cached_json
-from ..context import (
-    org_for_read,
-    org_not_found,
-    require_signed_in,
-    require_visible,
-    valid_name,
-)
-from ..dbconn import connection
+from ..context import org_for_read, require_signed_in, require_visible, valid_name
+from ..db import members as members_db
+from ..db import overview as overview_db
+from ..db.conn import connection
+from ..errors import OrgNotFound
 from ..models import OrgView
 from ..visibility import filter_for_viewer
 from .common import base_url, no_content
@@ -29,23 +26,24 @@ async def overview(request: web.Request) -> web.Response:
         if valid_name(name):
             data = await overview_db.overview(conn, name, viewer.id if viewer else None)
         if data is None:
-            raise org_not_found()
+            raise OrgNotFound()
         view = require_visible(OrgView(data.org, viewer, data.role))
         visible = await filter_for_viewer(conn, view, data.pins, data.groups, data.stats)
     base = base_url(request)
     body = {
-        "organization": wire.organization(base, view.org),
-        "pinned_repos": wire.pins(base, view.org, visible.pins),
-        "pinned_groups": [wire.group(g) for g in visible.groups],
-        "public_members": [wire.public_member(base, m) for m in data.members],
+        "organization": render.organization(base, view.org),
+        "pinned_repos": render.pins(base, view.org, visible.pins),
+        "pinned_groups": [render.group(g) for g in visible.groups],
+        "public_members": [render.public_member(base, m) for m in data.members],
         "total_members": data.stats.public_member_count,
-        "stats": wire.stats(data.stats, visible.readable_repo_count, is_member=view.is_member),
+        "stats": render.stats(data.stats, visible.readable_repo_count, is_member=view.is_member),
     }
     return cached_json(request, viewer, body)
 
 
 async def public_member_roles(request: web.Request) -> web.Response:
-    """Every public member with role; `page` and `limit` are accepted and ignored (SPEC)."""
+    """Every public member with role; `page` and `limit` are accepted and ignored
+    (docs/orgs.md "Endpoints")."""
     viewer = viewer_of(request)
     async with connection(request) as conn:
         view = await org_for_read(conn, request.match_info["org"], viewer)
@@ -55,7 +53,7 @@ async def public_member_roles(request: web.Request) -> web.Response:
         "X-Total-Count": str(len(members)),
         "Access-Control-Expose-Headers": "X-Total-Count",
     }
-    return cached_json(request, viewer, [wire.public_member(base, m) for m in members], headers)
+    return cached_json(request, viewer, [render.public_member(base, m) for m in members], headers)
 
 
 async def _set_public(request: web.Request, public: bool) -> web.Response:

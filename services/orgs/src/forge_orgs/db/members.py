@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .dbconn import Conn
-from .models import Member
+from ..models import Member
+from .conn import Conn
 
 
 async def public_members(conn: Conn, org_id: int) -> list[Member]:

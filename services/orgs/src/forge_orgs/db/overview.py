@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from .dbconn import Conn
-from .models import Group, Member, Org, Pin, Stats
-from .pins_db import pin_from_row
+from ..models import Group, Member, Org, Pin, Stats
+from .conn import Conn
+from .pins import pin_from_row
 
-OVERVIEW_MEMBERS = 12  # SPEC, Limits: public members in the overview
+OVERVIEW_MEMBERS = 12  # docs/http.md "Limits": public members in the overview
 
 # The limit is written into the statement, not bound: with `LIMIT $n` PostgreSQL keeps re-planning
 # the prepared statement for each call (custom plans), which costs more than running it.

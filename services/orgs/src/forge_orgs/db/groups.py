@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .dbconn import Conn
-from .models import Group
+from ..models import Group
+from .conn import Conn
 
 _COLUMNS = "id, name, display_order, collapsed"
 
 
 async def list_groups(conn: Conn, org_id: int) -> list[Group]:
-    """The organization's groups by display order then id (DESIGN §4)."""
+    """The organization's groups by display order then id (docs/http.md "Ordering")."""
     rows = await conn.fetch(
         f"SELECT {_COLUMNS} FROM orgs.pin_groups WHERE org_id = $1 ORDER BY display_order, id",
         org_id,

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .dbconn import Conn
-from .models import Group, Pin, PinnedRepo
+from ..models import Group, Pin, PinnedRepo
+from .conn import Conn
 
 _PIN_SELECT = """
 SELECT p.id, p.repo_id, p.group_id, p.display_order,
@@ -39,7 +39,7 @@ def pin_from_row(row: Any) -> Pin:
 
 
 async def list_pins(conn: Conn, org_id: int) -> list[Pin]:
-    """Every pin of the organization, by display order then id (DESIGN §4)."""
+    """Every pin of the organization, by display order then id (docs/http.md "Ordering")."""
     rows = await conn.fetch(
         _PIN_SELECT + " WHERE p.org_id = $1 ORDER BY p.display_order, p.id", org_id
     )

@@ -1,7 +1,7 @@
-"""Wire objects (DESIGN §4): snake_case names that Gitea and GitHub clients read.
+"""Wire objects (docs/http.md "Wire names"): snake_case names that Gitea and GitHub clients read.
 
 Addresses are built from `app_url` (which ends in '/'); names are percent-encoded segments.
-Avatars live at `{app_url}avatars/{name}` (DESIGN leaves it open; one predictable address).
+Avatars live at `{app_url}avatars/{name}`, one predictable address (docs/orgs.md "Decisions").
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from .models import Group, Member, Org, Pin, PinnedRepo, Stats
 
 JSON = dict[str, Any]
 
-# "Rendered as if the viewer had read permission" (SPEC, OrgPinnedRepo.Repo): every viewer gets
+# "Rendered as if the viewer had read permission" (docs/orgs.md "Decisions"): every viewer gets
 # the same read-only permissions object, so the embedded repository never reveals a viewer's
 # write or admin rights and the object is the same for everyone who may see the pin.
 READ_PERMISSIONS = {"admin": False, "push": False, "pull": True}
@@ -75,7 +75,7 @@ def pin(base: str, org: Org, p: Pin, owner: JSON | None = None) -> JSON:
     body: JSON = {
         "id": p.id,
         "repo_id": p.repo_id,
-        "group_id": p.group_id or 0,  # 0 means no group (SPEC)
+        "group_id": p.group_id or 0,  # 0 means no group (docs/orgs.md "Objects")
         "display_order": p.display_order,
         "repo": repository(base, org, p.repo, owner),
     }
@@ -96,7 +96,7 @@ def public_member(base: str, m: Member) -> JSON:
 
 def stats(s: Stats, readable_repo_count: int, *, is_member: bool) -> JSON:
     """Counts a viewer may learn: non-members (site admins too) see public members only and no
-    teams (DESIGN §5)."""
+    teams (docs/orgs.md "Decisions")."""
     return {
         "member_count": s.member_count if is_member else s.public_member_count,
         "repo_count": readable_repo_count,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from forge_common.auth import Viewer
 
-from .dbconn import Conn
-from .models import Org, OrgView
+from ..models import Org, OrgView
+from .conn import Conn
 
 
 async def org_view(conn: Conn, name: str, viewer: Viewer | None) -> OrgView | None:
