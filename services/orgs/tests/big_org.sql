@@ -1,4 +1,4 @@
--- The cost scenario of issue 5: organization `big` with 10,000 members (5,000 public), 1,000
+-- The cost scenario (README "Cost"): organization `big` with 10,000 members (5,000 public), 1,000
 -- repositories (every other one private), 100 pins over 10 groups, 20 teams; tokens for an
 -- owner, a member and a stranger. Used by test_query_count.py and bench/orgs.
 INSERT INTO core.accounts (kind, name, full_name)

@@ -3,19 +3,12 @@ to them, and a client that checks every response against the served OpenAPI docu
 
 from __future__ import annotations
 
-import itertools
-import os
-from collections.abc import Iterator, Mapping
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
-import asyncpg
 import pytest
-from forge_common.config import Settings
-from forge_common.db import connect
-from forge_common.service import WorldIds, installed_services
-from forge_common.testing.plugin import TEMPLATE, run_sync, with_database
-from forge_common.world import load_world
+from forge_common.service import WorldIds
+from forge_common.testing.plugin import SharedWorld, WorldDatabases
 from forge_orgs.app import create_app
 
 from .openapi_check import Api
@@ -98,51 +91,20 @@ async def api(aiohttp_client: Any, settings: Any) -> Api:
     return Api(client, TOKENS)
 
 
-_shared = itertools.count()
-
-
-async def _admin(server_url: str, sql: str) -> None:
-    conn = await asyncpg.connect(server_url)
-    try:
-        await conn.execute(sql)
-    finally:
-        await conn.close()
-
-
-async def _load(settings: Settings, content: Mapping[str, Any]) -> WorldIds:
-    conn = await connect(settings.database_url)
-    try:
-        return await load_world(conn, content, list(installed_services().values()), settings)
-    finally:
-        await conn.close()
-
-
 @pytest.fixture(scope="module")
-def shared_world(
-    pg_server_url: str, template_url: str, tmp_path_factory: Any
-) -> Iterator[tuple[Settings, WorldIds]]:
+def shared_world(world_databases: WorldDatabases) -> Iterator[SharedWorld]:
     """One database with `world()` for a whole module of tests that only read."""
-    name = f"forge_orgs_shared_{os.getpid()}_{next(_shared)}"
-    run_sync(_admin(pg_server_url, f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE}"'))
-    settings = Settings(
-        database_url=with_database(pg_server_url, name),
-        app_url="http://forge.test/",
-        storage_path=Path(tmp_path_factory.mktemp("storage")),
-        server_os="linux",
-        server_arch="x64",
-    )
-    try:
-        yield settings, run_sync(_load(settings, world()))
-    finally:
-        run_sync(_admin(pg_server_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    shared = world_databases.create(world())
+    yield shared
+    world_databases.drop(shared)
 
 
 @pytest.fixture
-async def ro_api(aiohttp_client: Any, shared_world: tuple[Settings, WorldIds]) -> Api:
+async def ro_api(aiohttp_client: Any, shared_world: SharedWorld) -> Api:
     """A client on the module's shared world: for tests that change nothing."""
-    return Api(await aiohttp_client(create_app(shared_world[0])), TOKENS)
+    return Api(await aiohttp_client(create_app(shared_world.settings)), TOKENS)
 
 
 @pytest.fixture
-def ro_ids(shared_world: tuple[Settings, WorldIds]) -> WorldIds:
-    return shared_world[1]
+def ro_ids(shared_world: SharedWorld) -> WorldIds:
+    return shared_world.ids

@@ -1,4 +1,4 @@
-"""Bad input (issue 5): a non-integer group id is 404, wrong JSON types are 422 naming the field,
+"""Bad input: a non-integer group id is 404, wrong JSON types are 422 naming the field,
 unknown fields are ignored, and nothing — huge or negative ids, unicode, NUL, null or array
 bodies, malformed JSON — yields a 500. Every reply is also checked against the OpenAPI document."""
 

@@ -1,4 +1,4 @@
-"""DESIGN §4 / issue: GET responses carry a per-viewer ETag (304 on If-None-Match),
+"""docs/orgs.md "Decisions": GET responses carry a per-viewer ETag (304 on If-None-Match),
 `Cache-Control: private` and `Vary: Authorization`."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""DESIGN §6: each write emits its org.* event through the outbox in the same transaction; a
+"""docs/events.md: each write emits its org.* event through the outbox in the same transaction; a
 write that changes nothing, or fails, emits nothing."""
 
 from __future__ import annotations

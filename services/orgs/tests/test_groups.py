@@ -1,4 +1,5 @@
-"""SPEC: GET/POST /orgs/{org}/pinned/groups and PUT/DELETE /orgs/{org}/pinned/groups/{id}."""
+"""docs/orgs.md "Endpoints": GET/POST /orgs/{org}/pinned/groups and PUT/DELETE
+/orgs/{org}/pinned/groups/{id}."""
 
 from __future__ import annotations
 

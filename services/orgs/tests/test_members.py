@@ -1,5 +1,6 @@
-"""SPEC: GET /orgs/{org}/public_members/roles and PUT/DELETE /orgs/{org}/public_members/{username}
-with the three rules in the spec's order; anonymous callers 401 (DESIGN §5)."""
+"""docs/orgs.md "Endpoints": GET /orgs/{org}/public_members/roles and PUT/DELETE
+/orgs/{org}/public_members/{username} with the three rules in the spec's order; anonymous
+callers 401 (docs/orgs.md)."""
 
 from __future__ import annotations
 

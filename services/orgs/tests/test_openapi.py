@@ -24,7 +24,7 @@ async def test_openapi_lists_exactly_the_routes_the_app_serves(ro_api, shared_wo
         for method in item
         if method != "parameters"
     }
-    app = create_app(shared_world[0])
+    app = create_app(shared_world.settings)
     served = {
         (route.method, route.resource.canonical)
         for route in app.router.routes()

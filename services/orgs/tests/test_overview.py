@@ -1,5 +1,5 @@
-"""SPEC: GET /orgs/{org}/overview — organization, pins, groups, at most 12 public members
-(Limits), the total public member count and stats in one response."""
+"""docs/orgs.md "Endpoints": GET /orgs/{org}/overview — organization, pins, groups, at most 12
+public members (Limits), the total public member count and stats in one response."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""SPEC "Organization profile (version 1)": GET/POST /orgs/{org}/pinned, DELETE
-/orgs/{org}/pinned/{repo}, PUT /orgs/{org}/pinned/reorder, with DESIGN §5's decisions."""
+"""docs/orgs.md "Endpoints": GET/POST /orgs/{org}/pinned, DELETE
+/orgs/{org}/pinned/{repo}, PUT /orgs/{org}/pinned/reorder, with the decisions of docs/orgs.md."""
 
 from __future__ import annotations
 

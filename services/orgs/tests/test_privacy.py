@@ -1,7 +1,8 @@
-"""DESIGN §5 (privacy): the matrix of viewers (anonymous, signed-in stranger, member, owner, site
-admin) × organizations (public, limited, private) × pinned repositories (public `open`, private
-`secret`) × members (public olive and mia, concealed cora). Nobody learns through this API about
-a repository they cannot read, a concealed member, or an organization they may not see."""
+"""Privacy (docs/access.md, docs/orgs.md "Decisions"): the matrix of viewers (anonymous, signed-in
+stranger, member, owner, site admin) × organizations (public, limited, private) × pinned
+repositories (public `open`, private `secret`) × members (public olive and mia, concealed cora).
+Nobody learns through this API about a repository they cannot read, a concealed member, or an
+organization they may not see."""
 
 from __future__ import annotations
 
@@ -120,7 +121,8 @@ async def test_privacy_repo_count_counts_unpinned_private_repos_the_viewer_can_r
 async def test_privacy_group_with_no_visible_pin_is_left_out_for_non_owners_only(api, ids):
     reply = await api.post("/orgs/pub/pinned/groups", as_="owner", json={"name": "Empty"})
     assert reply.status == 201
-    # DESIGN §5 names owners: a site admin, who is not one, sees only groups with a visible pin
+    # docs/orgs.md "Decisions" names owners: a site admin, who is not one, sees only groups with
+    # a visible pin
     for viewer, sees in (
         ("anonymous", False),
         ("member", False),

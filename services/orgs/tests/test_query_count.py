@@ -1,4 +1,4 @@
-"""Cost (issue 5): the overview runs a fixed number of queries whatever the counts — the same for
+"""Cost: the overview runs a fixed number of queries whatever the counts — the same for
 a small organization and for one with 100 pins, 10,000 members (5,000 public) and 1,000
 repositories. Queries are counted with asyncpg's query logger on every pooled connection."""
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from aiohttp import web
 from forge_common.auth import Viewer
+from forge_common.conditional import none_match, not_modified, quoted
 from forge_common.render import dumps
 
 CACHE_HEADERS = {"Cache-Control": "private", "Vary": "Authorization"}
@@ -21,15 +22,7 @@ def etag_for(viewer: Viewer | None, body: bytes) -> str:
     digest = hashlib.sha256()
     digest.update(f"viewer:{viewer.id if viewer else 'anonymous'}\n".encode())
     digest.update(body)
-    return f'"{digest.hexdigest()[:40]}"'
-
-
-def _matches(header: str, etag: str) -> bool:
-    if header.strip() == "*":
-        return True
-    # weak comparison (RFC 9110 §13.1.2): W/"x" matches "x"
-    candidates = {part.strip().removeprefix("W/") for part in header.split(",")}
-    return etag in candidates
+    return quoted(digest.hexdigest()[:40])
 
 
 def cached_json(
@@ -42,7 +35,6 @@ def cached_json(
     body = dumps(data)
     etag = etag_for(viewer, body)
     all_headers = {**CACHE_HEADERS, **(headers or {}), "ETag": etag}
-    if_none_match = request.headers.get("If-None-Match")
-    if if_none_match is not None and _matches(if_none_match, etag):
-        return web.Response(status=304, headers=all_headers)
+    if none_match(request, etag):
+        return not_modified(etag, all_headers)
     return web.Response(body=body, headers=all_headers, content_type="application/json")

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from forge_common.access import AccessFacts, owner_visible
 from forge_common.auth import Viewer
+from forge_common.db import Conn
 from forge_common.errors import AuthTokenMissing, PermissionDenied
+from forge_common.names import is_account_name
 
-from .db.conn import Conn
 from .db.orgs import org_view
 from .errors import OrgNotFound
 from .models import OrgView
-from .payloads import ACCOUNT_NAME
 
 
 def visible(view: OrgView) -> bool:
@@ -30,11 +30,6 @@ def visible(view: OrgView) -> bool:
     return owner_visible(facts, view.viewer)
 
 
-def valid_name(name: str) -> bool:
-    """Whether `name` could name an account at all (else 404 without a query)."""
-    return ACCOUNT_NAME.fullmatch(name) is not None
-
-
 def require_visible(view: OrgView | None) -> OrgView:
     if view is None or not visible(view):
         raise OrgNotFound()
@@ -42,7 +37,7 @@ def require_visible(view: OrgView | None) -> OrgView:
 
 
 async def org_for_read(conn: Conn, name: str, viewer: Viewer | None) -> OrgView:
-    return require_visible(await org_view(conn, name, viewer) if valid_name(name) else None)
+    return require_visible(await org_view(conn, name, viewer) if is_account_name(name) else None)
 
 
 def require_signed_in(viewer: Viewer | None) -> Viewer:

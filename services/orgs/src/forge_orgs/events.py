@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from forge_common.db import Conn
 from forge_common.outbox import Event, emit
 
-from .db.conn import Conn
 from .models import Group, Org
 
 SOURCE = "orgs"

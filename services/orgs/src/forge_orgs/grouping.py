@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from forge_common.db import Conn
+
 from .db import groups as groups_db
-from .db.conn import Conn
 from .errors import PinGroupNotFound
 from .events import emit_org_event, group_fields
 from .models import Group, Org

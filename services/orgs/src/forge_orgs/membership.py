@@ -4,14 +4,14 @@ their order, then the change."""
 from __future__ import annotations
 
 from forge_common.auth import Viewer
+from forge_common.db import Conn
 from forge_common.errors import PermissionDenied
+from forge_common.names import is_account_name
 
 from .db import members as members_db
-from .db.conn import Conn
 from .errors import NotAMember, UserNotFound
 from .events import emit_org_event
 from .models import OrgView
-from .payloads import ACCOUNT_NAME
 
 ONLY_YOUR_OWN = "You can only change your own public membership visibility"
 
@@ -25,7 +25,7 @@ async def set_visibility(
         raise PermissionDenied(ONLY_YOUR_OWN)
     # Rule 2: the user must exist.
     user = None
-    if ACCOUNT_NAME.fullmatch(username):
+    if is_account_name(username):
         user = await members_db.user_by_name(conn, username)
     if user is None:
         raise UserNotFound()

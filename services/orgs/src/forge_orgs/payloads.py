@@ -1,10 +1,8 @@
-"""Request bodies (the `...Option` objects of docs/orgs.md "Request bodies") and path values,
-validated: a wrong JSON type or a value out of range is 422 naming the field, unknown fields are
-ignored, and a path id that is no positive int64 is 404."""
+"""Request bodies (the `...Option` objects of docs/orgs.md "Request bodies"), validated: a wrong
+JSON type or a value out of range is 422 naming the field, unknown fields are ignored."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -15,18 +13,6 @@ from forge_common.errors import Unprocessable
 from .db.pins import PinOrder
 
 MAX_GROUP_NAME = 100
-# Names the database could never hold (names are patterned; text cannot hold NUL) are answered
-# without a query, as the 404 they would get anyway.
-ACCOUNT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,38}$")
-REPO_NAME = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
-
-
-def path_id(raw: str) -> int | None:
-    """A positive int64 from the path, or None (the caller answers 404)."""
-    if not raw.isascii() or not raw.isdigit() or len(raw) > 19:
-        return None
-    value = int(raw)
-    return value if 0 < value <= INT64_MAX else None
 
 
 def _group_id(data: Mapping[str, Any], name: str) -> int | None:

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import asyncpg
 from forge_common.accounts import repository_by_name
+from forge_common.db import Conn
 from forge_common.errors import Unprocessable
+from forge_common.names import is_repo_name
 
 from .db import groups as groups_db
 from .db import pins as pins_db
-from .db.conn import Conn
 from .db.pins import PinOrder
 from .errors import RepoNotFound
 from .events import emit_org_event
 from .models import Org, Pin
-from .payloads import REPO_NAME, AddPin
+from .payloads import AddPin
 
 ALREADY_PINNED = "Repository is already pinned"
 
@@ -25,7 +26,7 @@ def _no_group(field: str) -> Unprocessable:
 
 
 async def _repo_id(conn: Conn, org: Org, name: str) -> tuple[int, str]:
-    repo = await repository_by_name(conn, org.id, name) if REPO_NAME.fullmatch(name) else None
+    repo = await repository_by_name(conn, org.id, name) if is_repo_name(name) else None
     if repo is None:
         raise RepoNotFound()
     return repo.id, repo.name

@@ -1,4 +1,4 @@
-"""The route table of the orgs service: the version-1 organization profile API (SPEC)."""
+"""The route table of the orgs service: the version-1 organization profile API (docs/orgs.md)."""
 
 from __future__ import annotations
 

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from forge_common.access import Access, AccessFacts, decide, repository_access
+from forge_common.db import Conn
 
-from .db.conn import Conn
 from .models import Group, OrgView, Pin, Stats
 
 

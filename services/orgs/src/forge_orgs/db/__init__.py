@@ -1,2 +1,2 @@
-"""The service's SQL, one module per subject (`pins`, `groups`, `members`, `orgs`, `overview`),
-and `conn`: the pooled connection a request uses and its type."""
+"""The service's SQL, one module per subject (`pins`, `groups`, `members`, `orgs`, `overview`);
+connections and their types are `forge_common.db`'s."""

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from forge_common.db import Conn
+
 from ..models import Group
-from .conn import Conn
 
 _COLUMNS = "id, name, display_order, collapsed"
 

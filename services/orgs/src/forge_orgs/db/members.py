@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from forge_common.db import Conn
+
 from ..models import Member
-from .conn import Conn
 
 
 async def public_members(conn: Conn, org_id: int) -> list[Member]:

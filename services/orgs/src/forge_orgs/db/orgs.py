@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from forge_common.auth import Viewer
+from forge_common.db import Conn
 
 from ..models import Org, OrgView
-from .conn import Conn
 
 
 async def org_view(conn: Conn, name: str, viewer: Viewer | None) -> OrgView | None:

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from forge_common.db import Conn
+
 from ..models import Group, Member, Org, Pin, Stats
-from .conn import Conn
 from .pins import pin_from_row
 
 OVERVIEW_MEMBERS = 12  # docs/http.md "Limits": public members in the overview

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from forge_common.db import Conn
+
 from ..models import Group, Pin, PinnedRepo
-from .conn import Conn
 
 _PIN_SELECT = """
 SELECT p.id, p.repo_id, p.group_id, p.display_order,

@@ -5,6 +5,9 @@ from __future__ import annotations
 from aiohttp import web
 from forge_common.auth import viewer_of
 from forge_common.body import read_json_object
+from forge_common.db import connection
+from forge_common.ids import positive_int64
+from forge_common.keys import DB_POOL
 from forge_common.render import json_response
 
 from .. import grouping, payloads, render
@@ -12,7 +15,6 @@ from ..caching import cached_json
 from ..context import org_for_read, org_for_write
 from ..db import groups as groups_db
 from ..db import pins as pins_db
-from ..db.conn import connection
 from ..errors import PinGroupNotFound
 from ..visibility import filter_for_viewer
 from .common import no_content
@@ -20,7 +22,7 @@ from .common import no_content
 
 async def list_groups(request: web.Request) -> web.Response:
     viewer = viewer_of(request)
-    async with connection(request) as conn:
+    async with connection(request.app[DB_POOL]) as conn:
         view = await org_for_read(conn, request.match_info["org"], viewer)
         groups = await groups_db.list_groups(conn, view.org.id)
         pins = await pins_db.list_pins(conn, view.org.id)
@@ -30,7 +32,7 @@ async def list_groups(request: web.Request) -> web.Response:
 
 async def create_group(request: web.Request) -> web.Response:
     await request.read()  # before taking a pooled connection: a slow client holds none
-    async with connection(request) as conn:
+    async with connection(request.app[DB_POOL]) as conn:
         view, actor = await org_for_write(conn, request.match_info["org"], viewer_of(request))
         option = payloads.create_group(await read_json_object(request))
         group = await grouping.create(conn, view.org, actor.id, option)
@@ -38,7 +40,7 @@ async def create_group(request: web.Request) -> web.Response:
 
 
 def _group_id(request: web.Request) -> int:
-    group_id = payloads.path_id(request.match_info["id"])
+    group_id = positive_int64(request.match_info["id"])
     if group_id is None:
         raise PinGroupNotFound()
     return group_id
@@ -46,7 +48,7 @@ def _group_id(request: web.Request) -> int:
 
 async def update_group(request: web.Request) -> web.Response:
     await request.read()
-    async with connection(request) as conn:
+    async with connection(request.app[DB_POOL]) as conn:
         view, actor = await org_for_write(conn, request.match_info["org"], viewer_of(request))
         group_id = _group_id(request)
         option = payloads.update_group(await read_json_object(request))
@@ -55,7 +57,7 @@ async def update_group(request: web.Request) -> web.Response:
 
 
 async def delete_group(request: web.Request) -> web.Response:
-    async with connection(request) as conn:
+    async with connection(request.app[DB_POOL]) as conn:
         view, actor = await org_for_write(conn, request.match_info["org"], viewer_of(request))
         await grouping.delete(conn, view.org, actor.id, _group_id(request))
     return no_content()

@@ -5,20 +5,21 @@ from __future__ import annotations
 from aiohttp import web
 from forge_common.auth import viewer_of
 from forge_common.body import read_json_object
+from forge_common.db import connection
+from forge_common.keys import DB_POOL
 from forge_common.render import json_response
 
 from .. import payloads, pinning, render
 from ..caching import cached_json
 from ..context import org_for_read, org_for_write
 from ..db import pins as pins_db
-from ..db.conn import connection
 from ..visibility import filter_for_viewer
 from .common import base_url, no_content
 
 
 async def list_pins(request: web.Request) -> web.Response:
     viewer = viewer_of(request)
-    async with connection(request) as conn:
+    async with connection(request.app[DB_POOL]) as conn:
         view = await org_for_read(conn, request.match_info["org"], viewer)
         pins = await pins_db.list_pins(conn, view.org.id)
         visible = await filter_for_viewer(conn, view, pins, [])
@@ -28,7 +29,7 @@ async def list_pins(request: web.Request) -> web.Response:
 
 async def add_pin(request: web.Request) -> web.Response:
     await request.read()  # before taking a pooled connection: a slow client holds none
-    async with connection(request) as conn:
+    async with connection(request.app[DB_POOL]) as conn:
         view, actor = await org_for_write(conn, request.match_info["org"], viewer_of(request))
         option = payloads.add_pin(await read_json_object(request))
         created = await pinning.pin(conn, view.org, actor.id, option)
@@ -36,7 +37,7 @@ async def add_pin(request: web.Request) -> web.Response:
 
 
 async def remove_pin(request: web.Request) -> web.Response:
-    async with connection(request) as conn:
+    async with connection(request.app[DB_POOL]) as conn:
         view, actor = await org_for_write(conn, request.match_info["org"], viewer_of(request))
         await pinning.unpin(conn, view.org, actor.id, request.match_info["repo"])
     return no_content()
@@ -44,7 +45,7 @@ async def remove_pin(request: web.Request) -> web.Response:
 
 async def reorder_pins(request: web.Request) -> web.Response:
     await request.read()  # before taking a pooled connection: a slow client holds none
-    async with connection(request) as conn:
+    async with connection(request.app[DB_POOL]) as conn:
         view, actor = await org_for_write(conn, request.match_info["org"], viewer_of(request))
         orders = payloads.reorder(await read_json_object(request))
         await pinning.reorder(conn, view.org, actor.id, orders)

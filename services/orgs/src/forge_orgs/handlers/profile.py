@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from aiohttp import web
 from forge_common.auth import viewer_of
+from forge_common.db import connection
+from forge_common.keys import DB_POOL
+from forge_common.names import is_account_name
 
 from .. import membership, render
 from ..caching import cached_json
-from ..context import org_for_read, require_signed_in, require_visible, valid_name
+from ..context import org_for_read, require_signed_in, require_visible
 from ..db import members as members_db
 from ..db import overview as overview_db
-from ..db.conn import connection
 from ..errors import OrgNotFound
 from ..models import OrgView
 from ..visibility import filter_for_viewer
@@ -21,9 +23,9 @@ async def overview(request: web.Request) -> web.Response:
     """One query for everything, plus at most one bulk access decision, whatever the size."""
     viewer = viewer_of(request)
     name = request.match_info["org"]
-    async with connection(request) as conn:
+    async with connection(request.app[DB_POOL]) as conn:
         data = None
-        if valid_name(name):
+        if is_account_name(name):
             data = await overview_db.overview(conn, name, viewer.id if viewer else None)
         if data is None:
             raise OrgNotFound()
@@ -45,7 +47,7 @@ async def public_member_roles(request: web.Request) -> web.Response:
     """Every public member with role; `page` and `limit` are accepted and ignored
     (docs/orgs.md "Endpoints")."""
     viewer = viewer_of(request)
-    async with connection(request) as conn:
+    async with connection(request.app[DB_POOL]) as conn:
         view = await org_for_read(conn, request.match_info["org"], viewer)
         members = await members_db.public_members(conn, view.org.id)
     base = base_url(request)
@@ -58,7 +60,7 @@ async def public_member_roles(request: web.Request) -> web.Response:
 
 async def _set_public(request: web.Request, public: bool) -> web.Response:
     actor = require_signed_in(viewer_of(request))
-    async with connection(request) as conn:
+    async with connection(request.app[DB_POOL]) as conn:
         view = await org_for_read(conn, request.match_info["org"], actor)
         await membership.set_visibility(conn, view, actor, request.match_info["username"], public)
     return no_content()
