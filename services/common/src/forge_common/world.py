@@ -153,7 +153,7 @@ def validate_core(
             for k, login in enumerate(checks.strings(team, "members", tpath, errors)):
                 if login.lower() not in members:
                     errors.append(
-                        f"{tpath}.members[{k}]: {user!r} is not a member of the organization"
+                        f"{tpath}.members[{k}]: {login!r} is not a member of the organization"
                     )
             for k, repo_name in enumerate(checks.strings(team, "repos", tpath, errors)):
                 if (org_name, repo_name.lower()) not in file_repos | existing_repos:
