@@ -1,4 +1,4 @@
-"""The world loader (issue 2, DESIGN §3): a good file loads; each kind of bad entry is rejected
+"""The world loader (docs/cli-and-world.md): a good file loads; each kind of bad entry is rejected
 with its path and nothing is written; tokens are stored only hashed."""
 
 from __future__ import annotations
