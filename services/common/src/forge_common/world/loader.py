@@ -56,12 +56,11 @@ def validate_core(world: Mapping[str, Any], stored: Names) -> list[str]:
     user_names = _validate_accounts("users", users, validate_user, errors)
     org_names = _validate_accounts("orgs", orgs, validate_org, errors)
     _check_new_accounts(user_names + org_names, stored, errors)
-    # Repositories may name any account, stored or added; teams any repository of their org.
-    accounts = stored.with_accounts("user", (name for _, name in user_names)).with_accounts(
-        "org", (name for _, name in org_names)
-    )
-    validate_repos(repos, accounts, errors)
-    known = accounts.with_repos(declared_repos(world))
+    # Entries may refer to what is stored and to what the file adds, wherever it stands in it.
+    known = stored.with_accounts("user", [name for _, name in user_names])
+    known = known.with_accounts("org", [name for _, name in org_names])
+    validate_repos(repos, known, errors)
+    known = known.with_repos(declared_repos(world))
     for i, org in enumerate(orgs):
         members = validate_members(org, f"orgs[{i}]", known, errors)
         validate_teams(org, f"orgs[{i}]", members, known, errors)

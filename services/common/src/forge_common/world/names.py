@@ -33,6 +33,7 @@ class Names:
 
 
 async def stored_names(conn: asyncpg.Connection[Any]) -> Names:
+    """What the database holds before the file is loaded."""
     kinds = {
         r["lname"]: r["kind"]
         for r in await conn.fetch("SELECT lower(name) AS lname, kind FROM core.accounts")
