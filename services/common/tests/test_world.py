@@ -128,6 +128,23 @@ async def test_bad_entry_is_named_and_nothing_is_loaded(db, load, world, problem
     assert set((await counts(db)).values()) == {0}
 
 
+async def test_team_member_outside_the_organization_is_named(db, load):
+    world = bad(["orgs", 0, "teams", 0, "members"], ["bob", "zed"])
+    with pytest.raises(WorldError) as caught:
+        await load(world)
+    problem = "orgs[0].teams[0].members[1]: 'zed' is not a member of the organization"
+    assert problem in caught.value.problems, caught.value.problems
+    assert set((await counts(db)).values()) == {0}
+
+
+async def test_team_member_of_an_organization_without_members_is_named(db, load):
+    with pytest.raises(WorldError) as caught:
+        await load(bad(["orgs", 0, "members"], ...))
+    problem = "orgs[0].teams[0].members[0]: 'bob' is not a member of the organization"
+    assert problem in caught.value.problems, caught.value.problems
+    assert set((await counts(db)).values()) == {0}
+
+
 async def test_an_account_that_already_exists_is_rejected(db, load):
     await load({"users": [{"name": "alice"}]})
     with pytest.raises(WorldError, match=r"users\[0\].name: account 'ALICE' already exists"):

@@ -36,6 +36,15 @@ def entries(
     return good
 
 
+def objects(data: Mapping[str, Any], key: str) -> list[tuple[str, dict[str, Any]]]:
+    """(path, object) of each object listed under `key`, skipping anything else in silence: for
+    reading a section that `entries` already checks (and reports) elsewhere."""
+    value = data.get(key)
+    if not isinstance(value, list):
+        return []
+    return [(f"{key}[{index}]", item) for index, item in enumerate(value) if isinstance(item, dict)]
+
+
 def text(
     entry: Mapping[str, Any],
     key: str,
