@@ -9,10 +9,15 @@ import logging
 import socket
 import time
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from typing import Any
 
 import asyncpg
 import pytest
+from aiohttp.test_utils import TestServer
+from forge_common.app import create_app
+from forge_common.config import Settings
+from forge_common.keys import NOTIFICATION_OPTIONS, NOTIFICATIONS
 from forge_common.notifications import APPLICATION_NAME, NotificationOptions, Notifications
 
 FAST = NotificationOptions(
@@ -243,3 +248,23 @@ async def test_channels_it_cannot_serve_are_refused() -> None:
         with pytest.raises(ValueError):
             await notifications.subscribe(channel, Heard().payload)
     await notifications.subscribe("x" * 63, Heard().payload)  # the longest PostgreSQL keeps
+
+
+async def test_an_application_has_one_instance_and_the_relay_rides_on_it(
+    settings: Settings, db: Any
+) -> None:
+    """create_app runs one Notifications; the outbox relay (GATEWAY_URL set) subscribes to it
+    instead of opening a LISTEN connection of its own, and so will every service."""
+    app = create_app(replace(settings, gateway_url=f"http://127.0.0.1:{free_port()}/"), [])
+    app[NOTIFICATION_OPTIONS] = FAST
+    server = TestServer(app)
+    await server.start_server()
+    try:
+        async with asyncio.timeout(10):
+            notifications = app[NOTIFICATIONS]
+            await notifications.listening.wait()
+            assert notifications.options is FAST
+            assert await sessions(db) == 1
+    finally:
+        await server.close()
+    assert notifications.server_pid is None  # stopped with the application
