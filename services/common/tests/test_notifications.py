@@ -38,15 +38,6 @@ async def until(condition: Callable[[], bool], within: float = 5.0) -> None:
         await asyncio.sleep(0.01)
 
 
-@contextlib.asynccontextmanager
-async def running(notifications: Notifications) -> AsyncIterator[Notifications]:
-    notifications.start()
-    try:
-        yield notifications
-    finally:
-        await notifications.stop()
-
-
 class Heard:
     """A subscriber's record: payloads received and listening states it was told."""
 
@@ -59,6 +50,27 @@ class Heard:
 
     def state(self, listening: bool) -> None:
         self.states.append(listening)
+
+
+@contextlib.asynccontextmanager
+async def running(notifications: Notifications) -> AsyncIterator[Notifications]:
+    """Started, stopped at the end; the whole block bounded in time."""
+    notifications.start()
+    try:
+        async with asyncio.timeout(10):
+            yield notifications
+    finally:
+        await notifications.stop()
+
+
+@contextlib.asynccontextmanager
+async def listening(notifications: Notifications) -> AsyncIterator[Heard]:
+    """Running with a subscriber of `forge_test_a`, from the moment delivery is proven."""
+    heard = Heard()
+    await notifications.subscribe("forge_test_a", heard.payload, on_state=heard.state)
+    async with running(notifications):
+        await notifications.listening.wait()
+        yield heard
 
 
 async def notify(db: Any, channel: str, payload: str) -> None:
@@ -77,11 +89,7 @@ async def sessions(db: Any) -> int:
 async def test_a_notify_on_a_subscribed_channel_reaches_the_callback(
     database_url: str, db: Any
 ) -> None:
-    notifications = Notifications(database_url, FAST)
-    heard = Heard()
-    await notifications.subscribe("forge_test_a", heard.payload, on_state=heard.state)
-    async with running(notifications), asyncio.timeout(10):
-        await notifications.listening.wait()
+    async with listening(Notifications(database_url, FAST)) as heard:
         assert heard.states == [True]
         await notify(db, "forge_test_a", "hello")
         await until(lambda: heard.payloads == ["hello"])
@@ -92,10 +100,8 @@ async def test_two_channels_and_two_subscribers_share_one_connection(
     database_url: str, db: Any
 ) -> None:
     notifications = Notifications(database_url, FAST)
-    first, second, also_first = Heard(), Heard(), Heard()
-    await notifications.subscribe("forge_test_a", first.payload, on_state=first.state)
-    async with running(notifications), asyncio.timeout(10):
-        await notifications.listening.wait()
+    second, also_first = Heard(), Heard()
+    async with listening(notifications) as first:
         # Subscribed on the live connection: LISTENed before subscribe() returns.
         await notifications.subscribe("forge_test_b", second.payload, on_state=second.state)
         assert second.states == [True]
@@ -117,10 +123,7 @@ async def test_two_channels_and_two_subscribers_share_one_connection(
 
 async def test_a_killed_connection_comes_back_by_itself(database_url: str, db: Any) -> None:
     notifications = Notifications(database_url, FAST)
-    heard = Heard()
-    await notifications.subscribe("forge_test_a", heard.payload, on_state=heard.state)
-    async with running(notifications), asyncio.timeout(10):
-        await notifications.listening.wait()
+    async with listening(notifications) as heard:
         pid = notifications.server_pid
         assert await db.fetchval("SELECT pg_terminate_backend($1)", pid)
         await until(lambda: len(heard.states) == 3)  # off, then on again
@@ -146,10 +149,7 @@ async def test_an_unanswered_probe_turns_listening_off_until_a_new_connection_an
     database_url: str, db: Any
 ) -> None:
     notifications = Deaf(database_url, FAST)
-    heard = Heard()
-    await notifications.subscribe("forge_test_a", heard.payload, on_state=heard.state)
-    async with running(notifications), asyncio.timeout(10):
-        await notifications.listening.wait()
+    async with listening(notifications) as heard:
         pid = notifications.server_pid
         notifications.deaf = True
         started = time.monotonic()
@@ -180,7 +180,7 @@ async def test_an_unreachable_database_is_retried_with_backoff_and_stop_is_promp
     notifications = Notifications(nowhere, FAST)
     heard = Heard()
     with caplog.at_level(logging.WARNING, logger="forge_common.notifications"):
-        async with running(notifications), asyncio.timeout(10):
+        async with running(notifications):
             await notifications.subscribe("forge_test_a", heard.payload, on_state=heard.state)
             await until(lambda: caplog.text.count("LISTEN failed") >= 3)
             assert not notifications.listening.is_set()
@@ -192,11 +192,7 @@ async def test_an_unreachable_database_is_retried_with_backoff_and_stop_is_promp
 
 async def test_stop_closes_the_connection_promptly(database_url: str, db: Any) -> None:
     notifications = Notifications(database_url, FAST)
-    heard = Heard()
-    await notifications.subscribe("forge_test_a", heard.payload, on_state=heard.state)
-    notifications.start()
-    async with asyncio.timeout(10):
-        await notifications.listening.wait()
+    async with listening(notifications) as heard:
         started = time.monotonic()
         await notifications.stop()
         assert time.monotonic() - started < 0.5
@@ -214,7 +210,7 @@ async def test_the_connection_opens_only_once_something_subscribes(
     database_url: str, db: Any
 ) -> None:
     notifications = Notifications(database_url, FAST)
-    async with running(notifications), asyncio.timeout(10):
+    async with running(notifications):
         await asyncio.sleep(0.1)
         assert await sessions(db) == 0
         heard = Heard()
@@ -231,11 +227,8 @@ async def test_a_failing_subscriber_does_not_stop_the_others(
         raise RuntimeError("subscriber bug")
 
     notifications = Notifications(database_url, FAST)
-    heard = Heard()
     await notifications.subscribe("forge_test_a", broken, on_state=broken)
-    await notifications.subscribe("forge_test_a", heard.payload, on_state=heard.state)
-    async with running(notifications), asyncio.timeout(10):
-        await notifications.listening.wait()
+    async with listening(notifications) as heard:
         await notify(db, "forge_test_a", "still")
         await until(lambda: heard.payloads == ["still"])
     assert heard.states == [True, False]

@@ -77,7 +77,9 @@ class Notifications:
     `on_state` is called on changes only (a new subscriber starts as not listening), with True
     once the channel is LISTENed on a connection whose delivery is proven, False when it is lost.
 
-    `listening` is set while delivery is proven: read it or wait on it, never set it.
+    `listening` is set while delivery is proven: read it or wait on it, never set it. It is the
+    process-wide view; a subscriber's own `on_state` is the one to act on (a LISTEN that failed
+    for its channel turns only that subscription off until the reconnection).
     The connection opens once something subscribes, and stays open until `stop()`.
     """
 
