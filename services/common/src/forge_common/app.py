@@ -1,6 +1,5 @@
-"""Building an aiohttp application from services: the common middlewares, the database pool, the
-shared LISTEN connection and the health routes once, then each service's routes. `forge serve
---all` passes three services, which then share one pool and one LISTEN connection."""
+"""Building an aiohttp application from services: the common middlewares, pool, LISTEN connection
+and health routes once, then each service's routes. `forge serve --all` passes three services."""
 
 from __future__ import annotations
 

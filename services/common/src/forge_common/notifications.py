@@ -1,16 +1,5 @@
-"""One LISTEN connection per process, shared by every subscriber, that proves notifications really
-arrive and says when they stop, so each subscriber can fall back to polling meanwhile.
-
-The connection is dedicated (never from the pool, which would hand it to someone else). After
-connecting, and then every `probe_interval`, it NOTIFYs a random payload on a probe channel of its
-own and must hear it back within `probe_timeout`: a dead connection, or a proxy that accepts LISTEN
-but never delivers (pgbouncer in transaction mode), is then noticed instead of trusted. Any failure
-(refused, lost, probe unanswered) closes the connection and reconnects with a capped backoff.
-
-Notifications sent while the connection is down are lost for good: a subscriber told
-`listening=False` must not rely on them until it is told `listening=True` again (and then must
-assume it missed some, e.g. empty its cache or poll once).
-"""
+"""One LISTEN connection per process, shared by every subscriber, that proves notifications
+really arrive and says when they stop, so subscribers fall back to polling meanwhile."""
 
 from __future__ import annotations
 
@@ -71,6 +60,16 @@ class Subscription:
 class Notifications:
     """Subscribe to channels by name; callbacks run for each NOTIFY while the connection lives.
 
+    The connection is dedicated (never from the pool, which would hand it to someone else). After
+    connecting, and then every `probe_interval`, it NOTIFYs a random payload on a probe channel of
+    its own and must hear it back within `probe_timeout`: a dead connection, or a proxy that
+    accepts LISTEN but never delivers (pgbouncer in transaction mode), is noticed, not trusted.
+    Any failure (refused, lost, probe unanswered) closes it and reconnects with a capped backoff.
+
+    Notifications sent while it is down are lost for good: a subscriber told `listening=False`
+    must not rely on them until told True again, and must then assume it missed some (empty its
+    cache, poll once).
+
     `callback(payload)` and `on_state(listening)` are plain functions, called on the event loop
     from the connection's notification callback (or from this object's task for `on_state`):
     they must be quick and must not block; to do real work, set an event or start a task.
@@ -78,8 +77,8 @@ class Notifications:
     once the channel is LISTENed on a connection whose delivery is proven, False when it is lost.
 
     `listening` is set while delivery is proven: read it or wait on it, never set it. It is the
-    process-wide view; a subscriber's own `on_state` is the one to act on (a LISTEN that failed
-    for its channel turns only that subscription off until the reconnection).
+    process-wide view; a subscriber's own `on_state` is the one to act on (a subscriber whose
+    LISTEN failed stays off, while the others are on, until the connection is replaced).
     The connection opens once something subscribes, and stays open until `stop()`.
     """
 
