@@ -1,5 +1,5 @@
-"""Building an aiohttp application from services: the common middlewares, the database pool and
-the health routes once, then each service's routes. `forge serve --all` passes three services."""
+"""Building an aiohttp application from services: the common middlewares, pool, LISTEN connection
+and health routes once, then each service's routes. `forge serve --all` passes three services."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from aiohttp import web
 from .config import Settings
 from .db import create_pool
 from .health import add_health_routes
-from .keys import DB_POOL, SETTINGS
+from .keys import DB_POOL, NOTIFICATION_OPTIONS, NOTIFICATIONS, SETTINGS
 from .middleware import forge_middleware
+from .notifications import NotificationOptions, Notifications
 from .relay import relay_context
 from .service import Service
 
@@ -22,7 +23,9 @@ def create_app(settings: Settings, services: Sequence[Service]) -> web.Applicati
         client_max_size=settings.max_body_bytes,
     )
     app[SETTINGS] = settings
+    app[NOTIFICATION_OPTIONS] = NotificationOptions()  # tests may replace it before the start
     app.cleanup_ctx.append(_pool_context)
+    app.cleanup_ctx.append(notifications_context)
     if settings.gateway_url:  # docs/events.md: this process relays the outbox to the gateway
         app.cleanup_ctx.append(relay_context)
     add_health_routes(app)
@@ -36,3 +39,15 @@ async def _pool_context(app: web.Application) -> AsyncIterator[None]:
     app[DB_POOL] = pool
     yield
     await pool.close()
+
+
+async def notifications_context(app: web.Application) -> AsyncIterator[None]:
+    """Cleanup context: `app[NOTIFICATIONS]` runs while the application does. It connects once
+    something subscribes, so a process nobody listens in costs no connection."""
+    notifications = Notifications(app[SETTINGS].database_url, app[NOTIFICATION_OPTIONS])
+    app[NOTIFICATIONS] = notifications
+    notifications.start()
+    try:
+        yield
+    finally:
+        await notifications.stop()

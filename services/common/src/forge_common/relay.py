@@ -1,16 +1,15 @@
-"""The outbox relay (DESIGN §6): sends `core.outbox` rows to the gateway, signed, and deletes them
-only after the gateway answered 2xx, so an event is never lost, only possibly sent twice (the
-gateway stores each event id once).
+"""The outbox relay (docs/events.md): sends `core.outbox` rows to the gateway, signed, and deletes
+them only after the gateway answered 2xx, so an event is never lost, only possibly sent twice
+(the gateway stores each event id once).
 
 Rows are claimed with FOR UPDATE SKIP LOCKED and a lease (their `next_attempt_at` moves forward),
 so several replicas relay side by side and a crashed relay's rows come back when the lease ends.
 While the gateway is unreachable the relay backs off and the rows wait in the outbox.
 
-Wake-up: emit() NOTIFYs `outbox.NOTIFY_CHANNEL` at commit, and a dedicated connection (not from
-the pool, which would hand it to someone else) LISTENs on it, so an event leaves at once. Polling
-stays as the fallback: while the LISTEN connection is missing (refused, dropped, a proxy that
-does not pass notifications) it reconnects with a capped backoff and the relay still finds every
-row on its next poll.
+Wake-up: emit() NOTIFYs `outbox.NOTIFY_CHANNEL` at commit, and the relay subscribes to it on the
+application's shared `Notifications` (one LISTEN connection per process), so an event leaves at
+once. Polling stays as the fallback: while delivery is not proven (connection refused, dropped, a
+proxy that does not pass notifications) the relay still finds every row on its next poll.
 
 Signature: `X-Forge-Timestamp: <unix seconds>` and `X-Forge-Signature: sha256=<hex>`, an
 HMAC-SHA256 with EVENTS_SECRET over `<timestamp>.` followed by the body. The gateway refuses a
@@ -25,10 +24,9 @@ import contextlib
 import hashlib
 import hmac
 import logging
-import random
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -36,8 +34,10 @@ import aiohttp
 import asyncpg
 from aiohttp import web
 
+from .backoff import Backoff
 from .config import Settings
-from .keys import DB_POOL, SETTINGS
+from .keys import DB_POOL, NOTIFICATIONS, SETTINGS
+from .notifications import NotificationOptions, Notifications
 from .outbox import NOTIFY_CHANNEL
 from .render import dumps
 
@@ -78,7 +78,7 @@ def signature_problem(
 
 
 def envelope(row: Mapping[str, Any]) -> dict[str, Any]:
-    """The wire form of one outbox row (DESIGN §6); `occurred_at` keeps microseconds."""
+    """The wire form of one outbox row (docs/events.md); `occurred_at` keeps microseconds."""
     occurred: datetime = row["occurred_at"]
     return {
         "id": str(row["id"]),
@@ -103,10 +103,8 @@ class RelayOptions:
     request_timeout: float = 10.0
     backoff_initial: float = 0.5
     backoff_max: float = 60.0
-    listen_connect_timeout: float = 5.0
-    listen_backoff_initial: float = 0.2
-    listen_backoff_max: float = 10.0
-    listen_close_timeout: float = 2.0
+    # Only for a relay given no shared Notifications, which then opens one of its own.
+    listen: NotificationOptions = field(default_factory=NotificationOptions)
 
 
 async def claim(pool: asyncpg.Pool, limit: int, lease_seconds: float) -> list[asyncpg.Record]:
@@ -141,31 +139,48 @@ class OutboxRelay:
         session: aiohttp.ClientSession,
         options: RelayOptions | None = None,
         *,
+        notifications: Notifications | None = None,
         listen_dsn: str | None = None,
     ) -> None:
-        """`listen_dsn` (default: the settings' database) is where the LISTEN connection goes."""
+        """NOTIFY arrives through `notifications` (the application's); without it the relay runs
+        one of its own on `listen_dsn` (default: the settings' database) while it runs."""
         if not settings.gateway_url:
             raise ValueError("the relay needs GATEWAY_URL")
+        if notifications is not None and listen_dsn is not None:
+            raise ValueError("listen_dsn is for a relay without shared notifications")
         self._pool = pool
         self._url = settings.gateway_url.rstrip("/") + "/" + EVENTS_PATH
         self._secret = settings.events_secret
         self._session = session
         self.options = options or RelayOptions()
-        self._backoff = self.options.backoff_initial
+        self._backoff = Backoff(self.options.backoff_initial, self.options.backoff_max, jitter=0.2)
+        self._notifications = notifications
         self._listen_dsn = listen_dsn or settings.database_url
         self._wake = asyncio.Event()
-        self.listening = asyncio.Event()  # set while the LISTEN connection is up
+        self.listening = asyncio.Event()  # set while NOTIFY is known to reach the relay
         self.sent = 0
 
     async def run(self) -> None:
         """Relay until cancelled, woken by NOTIFY or else every `poll_interval` seconds."""
-        listener = asyncio.create_task(self._listen_forever(), name="outbox-relay-listen")
-        try:
+        async with self._woken_by_notify():
             await self._poll()
+
+    @contextlib.asynccontextmanager
+    async def _woken_by_notify(self) -> AsyncIterator[None]:
+        shared = self._notifications
+        notifications = shared or Notifications(self._listen_dsn, self.options.listen)
+        subscription = await notifications.subscribe(
+            NOTIFY_CHANNEL, self._notified, on_state=self._listening_changed
+        )
+        if shared is None:
+            notifications.start()
+        try:
+            yield
         finally:
-            listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await listener
+            if shared is None:
+                await notifications.stop()
+            else:
+                await shared.unsubscribe(subscription)
 
     async def _poll(self) -> None:
         while True:
@@ -183,49 +198,15 @@ class OutboxRelay:
                     async with asyncio.timeout(self.options.poll_interval):
                         await self._wake.wait()
 
-    def _notified(self, *_: object) -> None:
+    def _notified(self, _payload: str) -> None:
         self._wake.set()
 
-    async def _listen_forever(self) -> None:
-        """Keep one LISTEN connection open; on failure warn, rely on polling, and retry."""
-        backoff = self.options.listen_backoff_initial
-        while True:
-            conn: asyncpg.Connection[Any] | None = None
-            lost = asyncio.Event()
-            try:
-                async with asyncio.timeout(self.options.listen_connect_timeout):
-                    conn = await asyncpg.connect(self._listen_dsn)
-                    conn.add_termination_listener(_setter(lost))
-                    await conn.add_listener(NOTIFY_CHANNEL, self._notified)
-                self.listening.set()
-                self._wake.set()  # events committed while nobody listened: claim them now
-                backoff = self.options.listen_backoff_initial
-                await lost.wait()
-                log.warning("outbox relay: LISTEN connection lost; polling until it is back")
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:  # refused, timed out, rejected: polling still works
-                log.warning(
-                    "outbox relay: LISTEN failed (%s); polling every %.1f s, retrying in %.1f s",
-                    error or type(error).__name__,
-                    self.options.poll_interval,
-                    backoff,
-                )
-            finally:
-                self.listening.clear()
-                if conn is not None:
-                    await self._close(conn)
-            await asyncio.sleep(backoff)
-            backoff = min(backoff * 2, self.options.listen_backoff_max)
-
-    async def _close(self, conn: asyncpg.Connection[Any]) -> None:
-        """Close politely within the timeout, else drop the socket: shutdown never hangs."""
-        if conn.is_closed():
-            return
-        try:
-            await conn.close(timeout=self.options.listen_close_timeout)
-        except Exception:
-            conn.terminate()
+    def _listening_changed(self, listening: bool) -> None:
+        if listening:
+            self.listening.set()
+            self._wake.set()  # events committed while nobody listened: claim them now
+        else:
+            self.listening.clear()
 
     async def relay_once(self) -> int:
         """Send one batch; how many events the gateway acknowledged (0: none due, or failed)."""
@@ -234,11 +215,10 @@ class OutboxRelay:
             return 0
         sent, problem = await self._send(rows)
         if problem is None:
-            self._backoff = self.options.backoff_initial
+            self._backoff.reset()
             return sent
         unsent = [r["id"] for r in rows][sent:]
-        delay = self._backoff * random.uniform(0.8, 1.2)
-        self._backoff = min(self._backoff * 2, self.options.backoff_max)
+        delay = self._backoff.next()
         log.warning(
             "outbox relay: %d event(s) not accepted by the gateway: %s; retrying in %.1f s",
             len(unsent),
@@ -299,15 +279,6 @@ class OutboxRelay:
         )
 
 
-def _setter(event: asyncio.Event) -> Callable[[object], None]:
-    """A termination callback that sets `event` (bound now, not when the loop moves on)."""
-
-    def on_lost(_conn: object) -> None:
-        event.set()
-
-    return on_lost
-
-
 async def relay_context(app: web.Application) -> AsyncIterator[None]:
     """Cleanup context: relays while the application runs (only when GATEWAY_URL is set)."""
     settings = app[SETTINGS]
@@ -315,7 +286,7 @@ async def relay_context(app: web.Application) -> AsyncIterator[None]:
         yield
         return
     async with aiohttp.ClientSession() as session:
-        relay = OutboxRelay(app[DB_POOL], settings, session)
+        relay = OutboxRelay(app[DB_POOL], settings, session, notifications=app[NOTIFICATIONS])
         task = asyncio.create_task(relay.run(), name="outbox-relay")
         try:
             yield
