@@ -163,16 +163,16 @@ def main() -> int:
             ]
             baseline.terminate()
             baseline.wait(10)
-            base = [b for b, _ in runs]
+            theirs = [b for b, _ in runs]
             ours = [r for _, r in runs]
             row = {
                 "releases": size,
                 "rps": median(r.rps for r in ours),
                 "p99_ms": median(r.p99_ms for r in ours),
                 "cpu_us": min(r.cpu_us for r in ours),
-                "base_rps": median(b.rps for b in base),
-                "base_p99_ms": median(b.p99_ms for b in base),
-                "base_cpu_us": min(b.cpu_us for b in base),
+                "base_rps": median(b.rps for b in theirs),
+                "base_p99_ms": median(b.p99_ms for b in theirs),
+                "base_cpu_us": min(b.cpu_us for b in theirs),
                 # each round's two runs are adjacent in time: their ratio shares the noise
                 "ratio": median(r.rps / b.rps for b, r in runs),
             }
