@@ -57,17 +57,11 @@ def require_tool(name: str) -> str:
         None,
     )
     if found is None:
-        how = (
-            "`make deploy-tools` could not install it (see its message)"
-            if os.geteuid() == 0
-            else "`make deploy-tools` installs it only as root"
+        fail(
+            f"{name} is not installed: `make deploy-tools` installs it when run as root "
+            f"(else: `sudo apt-get install -y {name}`)"
         )
-        fail(f"{name} is not installed and {how}: run `apt-get install -y {name}` as root")
     return found
-
-
-def add_smoke_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--smoke", action="store_true", help=SMOKE_HELP)
 
 
 def machine() -> str:
@@ -160,6 +154,23 @@ def parse_wrk(out: str, command: str) -> WrkRun:
     return WrkRun(command, requests, rps, _latency_ms(out, "50"), _latency_ms(out, "99"), {})
 
 
+def wrk_argv(
+    url: str,
+    duration: str,
+    threads: int = 2,
+    connections: int = 64,
+    headers: Mapping[str, str] | None = None,
+) -> list[str]:
+    """The wrk command of a run; scripts print it (with a placeholder URL) above their table."""
+    # wrk counts an answer slower than --timeout (2 s by default) as a socket error, which fails
+    # the run: 10 s keeps that for a hung server, not for a machine loaded by others
+    argv = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration}", "--timeout", "10s"]
+    argv.append("--latency")
+    for name, value in (headers or {}).items():
+        argv += ["-H", f"{name}: {value}"]
+    return [*argv, url]
+
+
 def wrk(
     url: str,
     duration: str,
@@ -173,16 +184,13 @@ def wrk(
     named group of processes in `cpu_of` (steadier than req/s when the machine is shared)."""
     if not url.startswith("http://127.0.0.1:"):
         fail(f"benchmarks load 127.0.0.1 only, not {url}")
-    argv = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration}", "--latency"]
-    for name, value in (headers or {}).items():
-        argv += ["-H", f"{name}: {value}"]
-    argv.append(url)
+    argv = wrk_argv(url, duration, threads, connections, headers)
     command = shlex.join(argv)
     groups = dict(cpu_of or {})
     before = {name: cpu_seconds(pids) for name, pids in groups.items()}
     try:
         done = subprocess.run(
-            argv, capture_output=True, text=True, check=False, timeout=_seconds(duration) + 30
+            argv, capture_output=True, text=True, check=False, timeout=_seconds(duration) + 60
         )
     except subprocess.TimeoutExpired:
         fail(f"`{command}` did not finish in time")
@@ -206,11 +214,13 @@ def ratio(numerator: float, denominator: float, what: str) -> float:
     return numerator / denominator
 
 
-SERVER_ENV = "FORGE_BENCH_SERVER"  # a PostgreSQL server URL to create throwaway databases on
+# A PostgreSQL URL whose database each benchmark copies (CREATE DATABASE ... TEMPLATE) instead of
+# starting a server of its own; bench/smoke.py sets it, with the migrations applied once.
+SERVER_ENV = "FORGE_BENCH_TEMPLATE"
 
 
-async def _create_or_drop(server_url: str, sql: str) -> None:
-    conn = await asyncpg.connect(server_url)
+async def _execute(url: str, sql: str) -> None:
+    conn = await asyncpg.connect(url)
     try:
         await conn.execute(sql)
     finally:
@@ -218,26 +228,29 @@ async def _create_or_drop(server_url: str, sql: str) -> None:
 
 
 @contextlib.contextmanager
-def _database_on(server_url: str) -> Iterator[str]:
+def _copy_of(template_url: str) -> Iterator[str]:
+    parts = urlsplit(template_url)
+    template = parts.path.lstrip("/")
     name = f"forge_bench_{os.getpid()}_{time.monotonic_ns()}"
-    asyncio.run(_create_or_drop(server_url, f'CREATE DATABASE "{name}"'))
+    admin = urlunsplit(parts._replace(path="/postgres"))
+    asyncio.run(_execute(admin, f'CREATE DATABASE "{name}" TEMPLATE "{template}"'))
     try:
-        yield urlunsplit(urlsplit(server_url)._replace(path=f"/{name}"))
+        yield urlunsplit(parts._replace(path=f"/{name}"))
     finally:
-        asyncio.run(_create_or_drop(server_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        asyncio.run(_execute(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 @contextlib.contextmanager
 def workspace(prefix: str, database_url: str | None = None) -> Iterator[tuple[Path, str]]:
-    """A temporary folder and the URL of an empty database: `database_url` when given, else a new
-    database on the server $FORGE_BENCH_SERVER names (bench/smoke.py shares one), else a throwaway
+    """A temporary folder and the URL of a database: `database_url` when given (an empty one), else
+    a copy of the database $FORGE_BENCH_TEMPLATE names (bench/smoke.py), else one in a throwaway
     embedded PostgreSQL in the folder. All of it is removed afterwards (`database_url` excepted)."""
     folder = Path(tempfile.mkdtemp(prefix=prefix))
     try:
         if database_url:
             yield folder, database_url
         elif os.environ.get(SERVER_ENV):
-            with _database_on(os.environ[SERVER_ENV]) as url:
+            with _copy_of(os.environ[SERVER_ENV]) as url:
                 yield folder, url
         else:
             pg = EmbeddedPostgres(folder / "pg")
@@ -258,6 +271,16 @@ async def migrated(database_url: str) -> AsyncIterator[asyncpg.Connection[Any]]:
         yield conn
     finally:
         await conn.close()
+
+
+def migrate_database(database_url: str) -> None:
+    """Apply every installed service's migrations (nothing else to load)."""
+
+    async def run() -> None:
+        async with migrated(database_url):
+            pass
+
+    asyncio.run(run())
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
@@ -291,7 +314,7 @@ def parse_args(
 ) -> argparse.Namespace:
     """Parse the command line with --smoke added; the `smoke` defaults replace the `full` ones when
     it is given (options given explicitly still win)."""
-    add_smoke_flag(parser)
+    parser.add_argument("--smoke", action="store_true", help=SMOKE_HELP)
     known, _ = parser.parse_known_args()
     parser.set_defaults(**(smoke if known.smoke else full))
     return parser.parse_args()

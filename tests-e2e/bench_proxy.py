@@ -12,15 +12,15 @@ example plugin, nginx from deploy/nginx) with their world, on 127.0.0.1 only, an
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib.util
+import shlex
 import statistics
 import sys
 from pathlib import Path
 from types import ModuleType
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))  # the shared harness
-from harness import Report, migrated, parse_args, require_tool, workspace, wrk
+from harness import Report, migrate_database, parse_args, require_tool, workspace, wrk, wrk_argv
 
 HERE = Path(__file__).resolve().parent
 
@@ -39,11 +39,6 @@ def _module(name: str, path: Path) -> ModuleType:
     return module
 
 
-async def _migrate(url: str) -> None:
-    async with migrated(url):
-        pass
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--seconds", type=int, help="length of each wrk run")
@@ -55,12 +50,13 @@ def main() -> int:
     world = _module("forge_e2e_world", HERE / "test_through_proxy.py").WORLD
     report = Report("bench-proxy", args.smoke)
     with workspace("forge-bench-proxy-") as (work, url):
-        asyncio.run(_migrate(url))
+        migrate_database(url)
         running = stacks.start_stack(url, world, work / "stack")
         stack = next(running)
         try:
             duration = f"{args.seconds}s"
-            report.row(f"wrk -t2 -c64 -d{duration} --latency, {args.rounds} round(s) each")
+            command = shlex.join(wrk_argv("URL", duration))
+            report.row(f"{command}, {args.rounds} round(s) each")
             for name, path in PATHS.items():
                 ratios = []
                 for _ in range(args.rounds):

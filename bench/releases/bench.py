@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import shlex
 import subprocess
 import sys
 import urllib.request
@@ -40,6 +41,7 @@ from harness import (
     warm_up,
     workspace,
     wrk,
+    wrk_argv,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -155,7 +157,7 @@ def main() -> int:
     require_tool("wrk")
     report = Report("bench-releases", args.smoke)
     report.row(
-        f"wrk -t2 -c64 -d{args.duration} --latency, {args.rounds} round(s) per size, "
+        f"{shlex.join(wrk_argv('URL', args.duration))}, {args.rounds} round(s) per size, "
         f"warm-up {args.warmup}"
     )
     results: list[dict[str, float]] = []
