@@ -132,6 +132,8 @@ def measure(
         stop(baseline)
     theirs = [b for b, _ in runs]
     ours = [r for _, r in runs]
+    # each round's two runs are adjacent in time: their ratio shares the noise
+    ratios = [r.rps / b.rps for b, r in runs]
     row = {
         "releases": size,
         "rps": median(r.rps for r in ours),
@@ -140,10 +142,9 @@ def measure(
         "base_rps": median(b.rps for b in theirs),
         "base_p99_ms": median(b.p99_ms for b in theirs),
         "base_cpu_us": min(b.cpu_us["server"] for b in theirs),
-        # each round's two runs are adjacent in time: their ratio shares the noise
-        "ratio": median(r.rps / b.rps for b, r in runs),
+        "ratio": median(ratios),
     }
-    return row, [r.rps / b.rps for b, r in runs]
+    return row, ratios
 
 
 def main() -> int:
