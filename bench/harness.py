@@ -216,7 +216,7 @@ def ratio(numerator: float, denominator: float, what: str) -> float:
 
 # A PostgreSQL URL whose database each benchmark copies (CREATE DATABASE ... TEMPLATE) instead of
 # starting a server of its own; bench/smoke.py sets it, with the migrations applied once.
-SERVER_ENV = "FORGE_BENCH_TEMPLATE"
+TEMPLATE_ENV = "FORGE_BENCH_TEMPLATE"
 
 
 async def _execute(url: str, sql: str) -> None:
@@ -249,8 +249,8 @@ def workspace(prefix: str, database_url: str | None = None) -> Iterator[tuple[Pa
     try:
         if database_url:
             yield folder, database_url
-        elif os.environ.get(SERVER_ENV):
-            with _copy_of(os.environ[SERVER_ENV]) as url:
+        elif os.environ.get(TEMPLATE_ENV):
+            with _copy_of(os.environ[TEMPLATE_ENV]) as url:
                 yield folder, url
         else:
             pg = EmbeddedPostgres(folder / "pg")

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/: the shared harness
-from harness import SERVER_ENV, fail, migrate_database, workspace
+from harness import TEMPLATE_ENV, fail, migrate_database, workspace
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCHMARKS = (
@@ -68,7 +68,7 @@ def main() -> int:
     failed = []
     with workspace("forge-bench-smoke-") as (_, database_url):
         migrate_database(database_url)
-        env = {**os.environ, SERVER_ENV: database_url}
+        env = {**os.environ, TEMPLATE_ENV: database_url}
         for script in BENCHMARKS:
             print(f"\n$ {Path(sys.executable).name} {script} --smoke", flush=True)
             begun = time.monotonic()
