@@ -29,7 +29,12 @@ from forge_common.db import connect
 from forge_common.embedded_pg import EmbeddedPostgres
 from forge_common.migrations import migrate
 from forge_common.service import all_migrations, installed_services
-from forge_common.testing.processes import cpu_seconds, start_forge_service, wait_until_ready
+from forge_common.testing.processes import (
+    NotReady,
+    cpu_seconds,
+    start_forge_service,
+    wait_until_ready,
+)
 
 SMOKE_HELP = (
     "run the real code path end to end for about a second with the smallest sizes, and exit "
@@ -297,16 +302,30 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 def service(
     name: str, database_url: str, storage: Path, extra_env: Mapping[str, str] | None = None
 ) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """`forge serve --service NAME` on 127.0.0.1, ready; its process and base URL. Stopped after."""
-    process, url = start_forge_service(name, database_url, storage, extra_env)
-    try:
-        asyncio.run(wait_until_ready(url + "readyz", exit_code=process.poll, within=30))
-        time.sleep(0.3)
-        if process.poll() is not None:  # another process answered on the port it was given
-            fail(f"forge serve --service {name} exited with status {process.returncode}")
-        yield process, url
-    finally:
-        stop(process)
+    """`forge serve --service NAME` on 127.0.0.1, ready; its process and base URL. Stopped after.
+
+    Started again, once, on another port when it exits before it is ready: on a shared machine
+    another process can take the free port it was given before it binds it."""
+    for attempt in (1, 2):
+        process, url = start_forge_service(name, database_url, storage, extra_env)
+        try:
+            try:
+                asyncio.run(wait_until_ready(url + "readyz", exit_code=process.poll, within=30))
+            except NotReady:
+                if process.poll() is None:  # neither exited nor ready in time
+                    raise
+            time.sleep(0.3)  # another process on its port may have answered while it exits
+            if process.poll() is None:
+                yield process, url
+                return
+        finally:
+            stop(process)
+        print(
+            f"bench: forge serve --service {name} exited with status {process.returncode} before "
+            f"it was ready ({'starting it again on another port' if attempt == 1 else 'twice'})",
+            flush=True,
+        )
+    fail(f"forge serve --service {name} did not start")
 
 
 def parse_args(
