@@ -1,11 +1,19 @@
-# Release benchmarks (issue 3): the update check against a minimal aiohttp handler returning the
-# same bytes, with wrk on 127.0.0.1 (bounded: -t2 -c64 -d10s per run). Included by the root Makefile.
+# Benchmarks (bench/, tests-e2e/bench_proxy.py): wrk on 127.0.0.1 only, every run bounded; each
+# figure is a ratio or a percentile measured against a baseline in the same run. bench/RESULTS.md
+# records full runs. Included by the root Makefile; bench-proxy is in mk/deploy.mk.
 
-.PHONY: bench-releases
+# `make test` runs every benchmark's --smoke mode (the real code path, tiny sizes, 1 s wrk runs),
+# so a benchmark that stops working fails the build. deploy-tools (mk/deploy.mk) installs wrk and
+# nginx first; a smoke run fails, with the command to run, where they are missing.
+TEST_PREREQUISITES += bench-smoke
 
-bench-releases: install ## Benchmark the update check vs a bare aiohttp handler (10 / 1,000 / 100,000 releases)
-	@command -v wrk >/dev/null 2>&1 || { \
-		if [ "$$(id -u)" = 0 ]; then \
-			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; \
-		else echo "bench-releases: wrk is missing: apt-get install -y wrk" >&2; exit 1; fi; }
+.PHONY: bench-smoke bench-releases bench-orgs
+
+bench-smoke: install deploy-tools ## Every benchmark's --smoke run, on one throwaway PostgreSQL (part of make test)
+	$(PY) bench/smoke.py
+
+bench-releases: install deploy-tools ## Benchmark the update check vs a bare aiohttp handler (10 / 1,000 / 100,000 releases)
 	$(PY) bench/releases/bench.py $(BENCH_RELEASES_ARGS)
+
+bench-orgs: install deploy-tools ## Benchmark the orgs overview (100 pins, 10,000 members, 1,000 repos; p99 <= 20 ms)
+	$(PY) bench/orgs/bench.py $(BENCH_ORGS_ARGS)

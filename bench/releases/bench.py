@@ -1,13 +1,14 @@
 """Update-check benchmark: the releases service against a minimal aiohttp handler returning the
 same bytes, measured with wrk in the same run, for repositories of 10, 1,000 and 100,000 releases.
 
-    .venv/bin/python bench/releases/bench.py [--sizes 10,1000,100000] [--duration 10s]
+    .venv/bin/python bench/releases/bench.py [--sizes 10,1000,100000] [--duration 10s] [--smoke]
 
 Everything listens on 127.0.0.1 only; PostgreSQL is a throwaway cluster in a temporary folder.
 Rows are inserted with COPY (not through the world loader) so 100,000 releases take seconds.
 Prints one line per size: median requests/s and p99 of both sides over alternating rounds, the
 median of the per-round throughput ratios (target: >= 0.8), and the server CPU time per request
-(lowest of the rounds), which is steadier than req/s when the machine is shared.
+(lowest of the rounds), which is steadier than req/s when the machine is shared. `--smoke` runs
+10 releases, one round of 1 s, no warm-up: it checks the benchmark works, its figures say nothing.
 """
 
 from __future__ import annotations
@@ -15,33 +16,43 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import re
-import shutil
+import shlex
 import subprocess
 import sys
-import tempfile
 import urllib.request
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from statistics import median
 
-import asyncpg
-from forge_common.embedded_pg import EmbeddedPostgres, free_port
-from forge_common.migrations import migrate
-from forge_common.service import all_migrations, installed_services
-from forge_common.testing.processes import cpu_seconds, start_forge_service, wait_until_ready
+from forge_common.embedded_pg import free_port
+from forge_common.testing.processes import wait_until_ready
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
+from harness import (
+    Report,
+    WrkRun,
+    fail,
+    migrated,
+    parse_args,
+    ratio,
+    require_tool,
+    service,
+    stop,
+    warm_up,
+    workspace,
+    wrk,
+    wrk_argv,
+)
 
 HERE = Path(__file__).resolve().parent
-BIN = Path(sys.executable).parent
 QUERY = "version=0.0.1&platform=darwin&arch=arm64"
 ASSETS = ("App-{v}-arm64.zip", "App-{v}-x64.zip", "App-Setup-{v}.exe", "RELEASES")
+FULL = {"sizes": "10,1000,100000", "duration": "10s", "warmup": "2s", "rounds": 3}
+SMOKE = {"sizes": "10", "duration": "1s", "warmup": "0", "rounds": 1}
 
 
 async def prepare(url: str, sizes: list[int]) -> None:
-    conn = await asyncpg.connect(url)
-    try:
-        await migrate(conn, all_migrations(installed_services()))
+    async with migrated(url) as conn:
         owner = await conn.fetchval(
             "INSERT INTO core.accounts (kind, name) VALUES ('user', 'bench') RETURNING id"
         )
@@ -78,8 +89,6 @@ async def prepare(url: str, sizes: list[int]) -> None:
                 records=assets,
             )
         await conn.execute("ANALYZE")
-    finally:
-        await conn.close()
 
 
 def fetch(url: str) -> bytes:
@@ -88,120 +97,95 @@ def fetch(url: str) -> bytes:
         return body
 
 
-@dataclass(frozen=True)
-class Run:
-    rps: float
-    p99_ms: float
-    cpu_us: float  # server CPU time per request: steadier than req/s on a shared machine
+def measure(
+    size: int, url: str, pid: int, folder: Path, args: argparse.Namespace
+) -> tuple[dict[str, float], list[float]]:
+    """The figures of one repository size (baseline and service alternately), and the throughput
+    ratio of each round."""
+    body = fetch(url)
+    if json.loads(body).get("name") != f"v0.{size - 1}.0":
+        fail(f"the update check of app{size} did not answer the newest release: {body!r}")
+    body_file = folder / f"body{size}.json"
+    body_file.write_bytes(body)
+    port = free_port()
+    baseline = subprocess.Popen(
+        [sys.executable, str(HERE / "baseline.py"), str(body_file), str(port)]
+    )
+    try:
+        base_url = f"http://127.0.0.1:{port}/api/v2/repos/bench/app{size}/releases/update?{QUERY}"
+        asyncio.run(wait_until_ready(base_url, exit_code=baseline.poll, within=20))
+        if fetch(base_url) != body:
+            fail("the baseline does not answer the service's bytes")
 
+        def run(target: str, target_pid: int, duration: str) -> WrkRun:
+            return wrk(target, duration, cpu_of={"server": [target_pid]})
 
-def wrk(url: str, duration: str, pid: int) -> Run:
-    """One bounded wrk run: requests/s, p99 latency and the server's CPU time per request."""
-    cpu_before = cpu_seconds([pid])
-    out = subprocess.run(
-        ["wrk", "-t2", "-c64", f"-d{duration}", "--latency", url],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    ).stdout
-    cpu = cpu_seconds([pid]) - cpu_before
-    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out)[1])  # type: ignore[index]
-    count = int(re.search(r"(\d+) requests in", out)[1])  # type: ignore[index]
-    value, unit = re.search(r"99%\s+([\d.]+)(us|ms|s)", out).groups()  # type: ignore[union-attr]
-    p99 = float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
-    if "Non-2xx" in out or "Socket errors" in out:
-        print(out, file=sys.stderr)
-    return Run(rps, p99, cpu / max(count, 1) * 1e6)
+        if warm_up(args.warmup):
+            run(base_url, baseline.pid, args.warmup)
+            run(url, pid, args.warmup)
+        # alternate, so drift in the machine's load hits both sides alike
+        runs = [
+            (run(base_url, baseline.pid, args.duration), run(url, pid, args.duration))
+            for _ in range(args.rounds)
+        ]
+    finally:
+        stop(baseline)
+    theirs = [b for b, _ in runs]
+    ours = [r for _, r in runs]
+    # each round's two runs are adjacent in time: their ratio shares the noise
+    ratios = [r.rps / b.rps for b, r in runs]
+    row = {
+        "releases": size,
+        "rps": median(r.rps for r in ours),
+        "p99_ms": median(r.p99_ms for r in ours),
+        "cpu_us": min(r.cpu_us["server"] for r in ours),
+        "base_rps": median(b.rps for b in theirs),
+        "base_p99_ms": median(b.p99_ms for b in theirs),
+        "base_cpu_us": min(b.cpu_us["server"] for b in theirs),
+        "ratio": median(ratios),
+    }
+    return row, ratios
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="10,1000,100000")
-    parser.add_argument("--duration", default="10s")
-    parser.add_argument("--warmup", default="2s")
-    parser.add_argument(
-        "--rounds", type=int, default=3, help="alternating baseline/service runs per size"
-    )
-    args = parser.parse_args()
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--sizes", help="releases per repository, comma-separated")
+    parser.add_argument("--duration", help="length of each wrk run")
+    parser.add_argument("--warmup", help="length of the warm-up run of each side (0: none)")
+    parser.add_argument("--rounds", type=int, help="alternating baseline/service runs per size")
+    args = parse_args(parser, FULL, SMOKE)
     sizes = [int(s) for s in args.sizes.split(",")]
-    if shutil.which("wrk") is None:
-        raise SystemExit("bench: wrk is missing (make bench-releases installs it)")
-    folder = Path(tempfile.mkdtemp(prefix="forge-bench-"))
-    pg = EmbeddedPostgres(folder / "pg")
-    processes: list[subprocess.Popen[bytes]] = []
+    require_tool("wrk")
+    report = Report("bench-releases", args.smoke)
+    report.row(
+        f"{shlex.join(wrk_argv('URL', args.duration))}, {args.rounds} round(s) per size, "
+        f"warm-up {args.warmup}"
+    )
     results: list[dict[str, float]] = []
-    try:
-        db_url = pg.start()
-        print(f"bench: loading {', '.join(map(str, sizes))} releases ...", flush=True)
+    with workspace("forge-bench-") as (folder, db_url):
+        report.row(f"loading {', '.join(map(str, sizes))} releases ...")
         asyncio.run(prepare(db_url, sizes))
-        service, base = start_forge_service("releases", db_url, folder / "storage")
-        processes.append(service)
-        asyncio.run(wait_until_ready(base + "readyz", within=20))
-        for size in sizes:
-            url = f"{base}api/v2/repos/bench/app{size}/releases/update?{QUERY}"
-            body = fetch(url)
-            assert json.loads(body)["name"] == f"v0.{size - 1}.0", body
-            body_file = folder / f"body{size}.json"
-            body_file.write_bytes(body)
-            base_port = free_port()
-            baseline = subprocess.Popen(
-                [sys.executable, str(HERE / "baseline.py"), str(body_file), str(base_port)]
-            )
-            processes.append(baseline)
-            base_url = (
-                f"http://127.0.0.1:{base_port}/api/v2/repos/bench/app{size}/releases/update?{QUERY}"
-            )
-            asyncio.run(wait_until_ready(base_url, within=20))
-            assert fetch(base_url) == body
-            wrk(base_url, args.warmup, baseline.pid)
-            wrk(url, args.warmup, service.pid)
-            # alternate, so drift in the machine's load hits both sides alike
-            runs = [
-                (wrk(base_url, args.duration, baseline.pid), wrk(url, args.duration, service.pid))
-                for _ in range(args.rounds)
-            ]
-            baseline.terminate()
-            baseline.wait(10)
-            base = [b for b, _ in runs]
-            ours = [r for _, r in runs]
-            row = {
-                "releases": size,
-                "rps": median(r.rps for r in ours),
-                "p99_ms": median(r.p99_ms for r in ours),
-                "cpu_us": min(r.cpu_us for r in ours),
-                "base_rps": median(b.rps for b in base),
-                "base_p99_ms": median(b.p99_ms for b in base),
-                "base_cpu_us": min(b.cpu_us for b in base),
-                # each round's two runs are adjacent in time: their ratio shares the noise
-                "ratio": median(r.rps / b.rps for b, r in runs),
-            }
-            results.append(row)
-            print(
-                f"releases={size:>6}  service {row['rps']:>7.0f} req/s p99 {row['p99_ms']:6.2f} ms "
-                f"{row['cpu_us']:5.1f} us/req | baseline {row['base_rps']:>7.0f} req/s "
-                f"p99 {row['base_p99_ms']:6.2f} ms {row['base_cpu_us']:5.1f} us/req | "
-                f"ratio {row['ratio']:.2f} (cpu {row['base_cpu_us'] / row['cpu_us']:.2f}) "
-                f"rounds {' '.join(f'{r.rps / b.rps:.2f}' for b, r in runs)}",
-                flush=True,
-            )
-    finally:
-        for process in processes:
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-        pg.stop()
-        shutil.rmtree(folder, ignore_errors=True)
+        with service("releases", db_url, folder / "storage") as (process, base):
+            for size in sizes:
+                url = f"{base}api/v2/repos/bench/app{size}/releases/update?{QUERY}"
+                row, rounds = measure(size, url, process.pid, folder, args)
+                results.append(row)
+                cpu = ratio(row["base_cpu_us"], row["cpu_us"], "CPU per request")
+                report.row(
+                    f"releases={size:>6}  service {row['rps']:>7.0f} req/s "
+                    f"p99 {row['p99_ms']:6.2f} ms {row['cpu_us']:5.1f} us/req | "
+                    f"baseline {row['base_rps']:>7.0f} req/s p99 {row['base_p99_ms']:6.2f} ms "
+                    f"{row['base_cpu_us']:5.1f} us/req | ratio {row['ratio']:.2f} "
+                    f"(cpu {cpu:.2f}) rounds {' '.join(f'{r:.2f}' for r in rounds)}"
+                )
     worst = min(r["ratio"] for r in results)
-    worst_cpu = min(r["base_cpu_us"] / r["cpu_us"] for r in results)
-    print(
-        f"bench: worst throughput ratio {worst:.2f}, worst CPU-per-request ratio {worst_cpu:.2f} "
+    worst_cpu = min(ratio(r["base_cpu_us"], r["cpu_us"], "CPU per request") for r in results)
+    report.row(
+        f"worst throughput ratio {worst:.2f}, worst CPU-per-request ratio {worst_cpu:.2f} "
         "(target >= 0.80)"
     )
-    print(json.dumps(results))
+    report.row(json.dumps(results))
+    report.end()
     return 0
 
 
