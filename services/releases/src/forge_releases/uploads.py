@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import mimetypes
 import re
 import time
@@ -24,16 +23,10 @@ from dataclasses import dataclass
 from aiohttp import BodyPartReader, MultipartReader, web
 from forge_common.errors import ApiError, InvalidInput, PayloadTooLarge, Unprocessable
 
-from .keys import STORAGE
+from .keys import OPTIONS
 from .storage import BlobWriter, Storage
 
-log = logging.getLogger(__name__)
-
 READ_SIZE = 256 * 1024
-# A client that sends nothing for this long is given up on, so a stalled upload does not keep
-# its connection and temporary file forever (aiohttp has no read timeout of its own).
-IDLE_TIMEOUT = 120.0
-UPLOAD_IDLE_TIMEOUT = web.AppKey("releases_upload_idle_timeout", float)  # tests shorten it
 WRITE_SIZE = 1024 * 1024
 # Boundaries and part headers around the file in a multipart body.
 MULTIPART_OVERHEAD = 64 * 1024
@@ -89,7 +82,8 @@ def check_declared_length(request: web.Request, limit: int) -> None:
 
 
 def _idle_timeout(request: web.Request) -> float:
-    return request.app.get(UPLOAD_IDLE_TIMEOUT, IDLE_TIMEOUT)
+    """Seconds without data before an upload is given up on (Options.upload_idle_timeout)."""
+    return request.app[OPTIONS].upload_idle_timeout
 
 
 async def _raw_chunks(request: web.Request) -> AsyncIterator[bytes]:
@@ -157,7 +151,8 @@ async def open_upload(request: web.Request) -> Upload:
         raise InvalidInput("Malformed multipart body") from None
 
 
-ABANDONED_AFTER = 3600.0  # seconds without a write: far beyond IDLE_TIMEOUT, so surely dead
+# seconds without a write: far beyond the upload idle timeout (options.py), so surely dead
+ABANDONED_AFTER = 3600.0
 
 
 def sweep_abandoned(storage: Storage, *, older_than: float = ABANDONED_AFTER) -> int:
@@ -175,13 +170,6 @@ def sweep_abandoned(storage: Storage, *, older_than: float = ABANDONED_AFTER) ->
                 path.unlink()
                 deleted += 1
     return deleted
-
-
-async def sweep_on_startup(app: web.Application) -> None:
-    """on_startup hook of the releases service (see sweep_abandoned)."""
-    deleted = await asyncio.to_thread(sweep_abandoned, app[STORAGE])
-    if deleted:
-        log.warning("deleted %d abandoned temporary upload file(s)", deleted)
 
 
 async def receive(upload: Upload, storage: Storage, limit: int) -> BlobWriter:
