@@ -6,14 +6,13 @@ from urllib.parse import urlencode
 
 from aiohttp import hdrs, web
 from forge_common.access import Access
-from forge_common.errors import InvalidInput
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.render import dumps
 
 from . import db, render
 from .cache import RepoEntry
 from .candidates import repo_releases
-from .errors import NoReleasesFound, ReleaseNotFound
+from .errors import InvalidVersion, NoReleasesFound, ReleaseNotFound
 from .httpcache import cache_headers, etag_of, none_match, not_modified
 from .keys import DOWNLOAD_COUNTER, RELEASE_CACHE
 from .models import Release, Resolved
@@ -169,6 +168,6 @@ async def update_check(request: web.Request) -> web.Response:
                 settings.app_url, ref.owner, ref.name, releases.stable, releases.everything, check
             )
         except BadVersion:
-            raise InvalidInput(f"Invalid version format: {check.version}") from None
+            raise InvalidVersion(check.version) from None
         request.app[RELEASE_CACHE].remember_answer(releases, raw_query, answer)
     return answer.respond(request, resolved.public)

@@ -18,12 +18,18 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import asyncpg
 from aiohttp import web
-from forge_common.errors import Conflict, PermissionDenied
 from forge_common.keys import DB_POOL
 
 from . import db, publish_db
 from . import publish_events as events
-from .errors import AssetNotFound, ReleaseNotFound, RepoNotFound
+from .errors import (
+    AssetNameTaken,
+    AssetNotFound,
+    ReleaseNotFound,
+    RepoArchived,
+    RepoNotFound,
+    TagTaken,
+)
 from .keys import RELEASE_CACHE, STORAGE
 from .models import Asset, Release, RepoRef
 from .publish_db import NewAsset, ReleaseFields, RepoFacts
@@ -49,7 +55,7 @@ def _writable(facts: RepoFacts | None) -> RepoFacts:
     if facts is None:  # deleted since it was resolved
         raise RepoNotFound()
     if facts.archived:
-        raise PermissionDenied("Repository is archived")
+        raise RepoArchived()
     return facts
 
 
@@ -75,10 +81,6 @@ def _changed(app: web.Application, ref: RepoRef) -> None:
     app[RELEASE_CACHE].invalidate_repo(ref.repo_id)
 
 
-def _tag_conflict(tag: str) -> Conflict:
-    return Conflict(f"Release with tag {tag} already exists")
-
-
 async def create_release(
     app: web.Application, ref: RepoRef, actor_id: int, fields: ReleaseFields
 ) -> Release:
@@ -87,7 +89,7 @@ async def create_release(
         ctx = await _context(conn, ref, actor_id)
         release = await publish_db.insert_release(conn, ref.repo_id, fields, actor_id)
         if release is None:
-            raise _tag_conflict(fields.tag)
+            raise TagTaken(fields.tag)
         await events.release_created(conn, ctx, release)
     _changed(app, ref)
     return release
@@ -106,11 +108,11 @@ async def update_release(
         if "tag" in edit.changed and await publish_db.tag_taken(
             conn, ref.repo_id, edit.fields.tag, other_than=release_id
         ):
-            raise _tag_conflict(edit.fields.tag)
+            raise TagTaken(edit.fields.tag)
         try:
             await publish_db.update_release(conn, release_id, edit.fields)
         except asyncpg.UniqueViolationError:  # a racing writer took the tag meanwhile
-            raise _tag_conflict(edit.fields.tag) from None
+            raise TagTaken(edit.fields.tag) from None
         after = await db.release_by_id(conn, ref.repo_id, release_id)
         assert after is not None
         await events.release_updated(conn, ctx, before, after, edit.changed)
@@ -162,7 +164,7 @@ async def attach_asset(
             try:
                 asset = await publish_db.insert_asset(conn, new)
             except asyncpg.UniqueViolationError:  # the same name, uploaded concurrently
-                raise duplicate_asset(name) from None
+                raise AssetNameTaken(name) from None
             await events.asset_uploaded(conn, ctx, release, asset)
     except BaseException:
         if blob is None:
@@ -172,10 +174,6 @@ async def attach_asset(
         raise
     _changed(app, ref)
     return release, asset, blob
-
-
-def duplicate_asset(name: str) -> Conflict:
-    return Conflict(f"Asset named {name} already exists on this release")
 
 
 async def delete_asset(

@@ -20,17 +20,19 @@ from aiohttp.http_exceptions import BadHttpMessage
 from forge_common.access import Access
 from forge_common.auth import Viewer, viewer_of
 from forge_common.body import read_json_object
-from forge_common.errors import (
-    AuthTokenMissing,
-    InvalidInput,
-    PermissionDenied,
-    ServiceUnavailable,
-)
+from forge_common.errors import AuthTokenMissing
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.render import json_response
 
 from . import db, publish, render
-from .errors import AssetNotFound, ReleaseNotFound
+from .errors import (
+    AssetNameTaken,
+    AssetNotFound,
+    MalformedBody,
+    NoPublishAccess,
+    ReleaseNotFound,
+    StorageFailed,
+)
 from .keys import DOWNLOAD_COUNTER, STORAGE
 from .models import Release, RepoRef
 from .params import release_id_of
@@ -50,8 +52,7 @@ async def _publisher(request: web.Request, need: Access = Access.WRITE) -> tuple
     if viewer is None:
         raise AuthTokenMissing()
     if resolved.access < need:
-        what = "administer" if need >= Access.ADMIN else "publish releases of"
-        raise PermissionDenied(f"You do not have permission to {what} this repository")
+        raise NoPublishAccess(need)
     return resolved.ref, viewer
 
 
@@ -118,7 +119,7 @@ async def _send_continue(request: web.Request) -> None:
 
 def _check_name_free(release: Release, name: str) -> None:
     if any(asset.name == name for asset in release.assets):
-        raise publish.duplicate_asset(name)
+        raise AssetNameTaken(name)
 
 
 async def upload_asset(request: web.Request) -> web.Response:
@@ -149,13 +150,12 @@ async def upload_asset(request: web.Request) -> web.Response:
             writer,
         )
     except BadHttpMessage:
-        raise InvalidInput("Malformed request body") from None
+        raise MalformedBody() from None
     except ConnectionResetError:
         raise  # the client went away: nobody to answer
     except OSError:
-        # a full or failing disk: nothing was recorded, and the client may retry later
         log.exception("storing an upload for %s/%s failed", ref.owner, ref.name)
-        raise ServiceUnavailable("The file could not be stored; try again later") from None
+        raise StorageFailed() from None
     app_url = request.app[SETTINGS].app_url
     data = render.attachment(app_url, ref, release.tag, asset, request.app[DOWNLOAD_COUNTER])
     # beyond the read side's attachment: the digest, so a publisher can skip identical files

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from forge_common.body import optional_bool, optional_str
-from forge_common.errors import Unprocessable
 
+from .errors import InvalidField
 from .models import Release
 from .names import asset_name_problem, tag_problem
 from .publish_db import ReleaseFields
@@ -28,13 +28,13 @@ _FLAGS = {"draft": "draft", "prerelease": "prerelease"}
 
 def _storable(value: str, field: str, limit: int) -> str:
     if "\x00" in value:
-        raise Unprocessable(f"{field} must not contain NUL characters", field=field)
+        raise InvalidField(field, "must not contain NUL characters")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise Unprocessable(f"{field} must be valid Unicode text", field=field) from None
+        raise InvalidField(field, "must be valid Unicode text") from None
     if len(value) > limit:
-        raise Unprocessable(f"{field} must be at most {limit} characters", field=field)
+        raise InvalidField(field, f"must be at most {limit} characters")
     return value
 
 
@@ -44,12 +44,12 @@ _DOT_SEGMENTS = frozenset({".", ".."})
 
 def _tag(value: str | None) -> str:
     if value is None:
-        raise Unprocessable("tag_name is required", field="tag_name")
+        raise InvalidField("tag_name", "is required")
     problem = tag_problem(value)
     if problem is None and value in _DOT_SEGMENTS:
         problem = "must not be '.' or '..'"
     if problem is not None:
-        raise Unprocessable(f"tag_name {problem}", field="tag_name")
+        raise InvalidField("tag_name", problem)
     return _storable(value, "tag_name", 255)
 
 
@@ -107,10 +107,10 @@ def edit_release(data: Mapping[str, Any], current: Release) -> Edit:
 def asset_name(value: str | None) -> str:
     """The `name` of an upload (query parameter, else the multipart file name)."""
     if value is None:
-        raise Unprocessable("name is required (?name=FILE)", field="name")
+        raise InvalidField("name", "is required (?name=FILE)")
     problem = asset_name_problem(value)
     if problem is None and value in _DOT_SEGMENTS:
         problem = "must not be '.' or '..'"
     if problem is not None:
-        raise Unprocessable(f"name {problem}", field="name")
+        raise InvalidField("name", problem)
     return _storable(value, "name", 255)

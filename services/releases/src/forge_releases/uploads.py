@@ -21,8 +21,16 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 from aiohttp import BodyPartReader, MultipartReader, web
-from forge_common.errors import ApiError, InvalidInput, PayloadTooLarge, Unprocessable
 
+from .errors import (
+    AssetTooLarge,
+    IncompleteFilePart,
+    MalformedMultipart,
+    NestedMultipart,
+    NoFilePart,
+    SeveralFileParts,
+    UploadStalled,
+)
 from .keys import OPTIONS
 from .storage import BlobWriter, Storage
 
@@ -40,14 +48,6 @@ _UNINFORMATIVE = {
     "application/x-www-form-urlencoded",
     "multipart/form-data",
 }
-
-
-class UploadStalled(ApiError):
-    status = 408
-    code = "RequestTimeout"
-
-    def __init__(self, seconds: float) -> None:
-        super().__init__(f"No upload data received for {seconds:g} seconds")
 
 
 async def _nothing_more() -> None:
@@ -78,7 +78,7 @@ def check_declared_length(request: web.Request, limit: int) -> None:
     length = request.content_length
     overhead = MULTIPART_OVERHEAD if request.content_type == "multipart/form-data" else 0
     if length is not None and length > limit + overhead:
-        raise PayloadTooLarge(f"Asset larger than the upload limit of {limit} bytes")
+        raise AssetTooLarge(limit)
 
 
 def _idle_timeout(request: web.Request) -> float:
@@ -107,7 +107,7 @@ async def _part_chunks(part: BodyPartReader, idle: float) -> AsyncIterator[bytes
         except TimeoutError:
             raise UploadStalled(idle) from None
         except _MALFORMED:
-            raise InvalidInput("Malformed multipart body") from None
+            raise MalformedMultipart() from None
         if not chunk:
             return
         yield chunk
@@ -121,10 +121,10 @@ def _form_end(reader: MultipartReader) -> Callable[[], Awaitable[None]]:
         try:
             while (rest := await reader.next()) is not None:
                 if isinstance(rest, MultipartReader) or rest.filename is not None:
-                    raise Unprocessable("Send one file per upload", field="attachment")
+                    raise SeveralFileParts()
                 await rest.release()
         except _MALFORMED:
-            raise InvalidInput("Malformed multipart body: the file part is incomplete") from None
+            raise IncompleteFilePart() from None
 
     return finish
 
@@ -139,16 +139,16 @@ async def open_upload(request: web.Request) -> Upload:
         while True:
             part = await reader.next()
             if part is None:
-                raise Unprocessable("The form has no file part", field="attachment")
+                raise NoFilePart()
             if isinstance(part, MultipartReader):
-                raise Unprocessable("Nested multipart bodies are not supported", field="attachment")
+                raise NestedMultipart()
             if part.filename is not None:
                 declared = part.headers.get("Content-Type", "")
                 chunks = _part_chunks(part, _idle_timeout(request))
                 return Upload(part.filename, declared, chunks, _form_end(reader))
             await part.release()  # a plain form field: skip it
     except _MALFORMED:
-        raise InvalidInput("Malformed multipart body") from None
+        raise MalformedMultipart() from None
 
 
 # seconds without a write: far beyond the upload idle timeout (options.py), so surely dead
@@ -183,7 +183,7 @@ async def receive(upload: Upload, storage: Storage, limit: int) -> BlobWriter:
         async for chunk in upload.chunks:
             received += len(chunk)
             if received > limit:
-                raise PayloadTooLarge(f"Asset larger than the upload limit of {limit} bytes")
+                raise AssetTooLarge(limit)
             pending.append(chunk)
             pending_size += len(chunk)
             if pending_size >= WRITE_SIZE:
