@@ -10,7 +10,7 @@ from aiohttp import web
 from forge_common.config import Settings
 from forge_common.service import Service
 
-from . import cli_publish, world
+from . import cli, world
 from .cache import ReleaseCache
 from .counter import DownloadCounter
 from .keys import DOWNLOAD_COUNTER, OPTIONS, RELEASE_CACHE, STORAGE
@@ -38,7 +38,7 @@ SERVICE = Service(
     setup=functools.partial(setup, options=Options()),
     validate_world=world.validate,
     load_world=world.load,
-    add_commands=cli_publish.add_commands,
+    add_commands=cli.add_commands,
 )
 
 
