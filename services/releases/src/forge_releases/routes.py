@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from . import downloads, handlers, openapi, publish_handlers
+from . import downloads, handlers, publish_handlers
+from .openapi import handler as openapi
 
 API = "/api/v2/repos/{owner}/{repo}/releases"
 
@@ -14,7 +15,7 @@ def add_routes(app: web.Application) -> None:
         [
             # the update check first: the router tries routes in order, and it is the hot path
             web.get(f"{API}/update", handlers.update_check),
-            web.get("/api/v2/openapi.json", openapi.document),
+            web.get("/api/v2/openapi.json", openapi.serve),
             web.get(API, handlers.list_releases),
             # literal suffixes before {tag}: `update` and `latest` are not tags here
             web.get(f"{API}/latest", handlers.latest_release),

@@ -1,10 +1,10 @@
-"""The publishing (write) side of the OpenAPI document; its handlers are publish_handlers.py."""
+"""The publishing (write) side of the OpenAPI document; publish/handlers.py serves it."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .openapi_parts import RELEASE_REF, error, json_content, operation, query
+from .parts import RELEASE_REF, error, json_content, operation, query
 
 _WRITE_ERRORS = {
     "400": error("ValInvalidInput: malformed JSON or multipart body"),
@@ -35,8 +35,7 @@ _RELEASE_ID = {
 }
 
 
-def write_paths(base: str) -> dict[str, Any]:
-    """The publishing (write) side; its handlers live in publish_handlers.py."""
+def publish_paths(base: str) -> dict[str, Any]:
     body = {"required": True, "content": {"application/json": {"schema": _RELEASE_OPTION}}}
     created = json_content(
         "The release", RELEASE_REF, headers={"Location": {"schema": {"type": "string"}}}
