@@ -6,8 +6,8 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from forge_releases.listener import ListenerTuning
 from forge_releases.options import Options
+from forge_releases.read.listener import ListenerTuning
 
 TOKENS = {
     "stranger": "stranger-token",

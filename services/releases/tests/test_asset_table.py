@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 from forge_releases.models import Asset
-from forge_releases.update import ASSET_PATTERNS, match_asset
+from forge_releases.read.update import ASSET_PATTERNS, match_asset
 
 ARM64 = {
     "darwin": [

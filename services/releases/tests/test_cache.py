@@ -10,10 +10,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from forge_common.keys import DB_POOL
-from forge_releases.cache import ReleaseCache
 from forge_releases.keys import CHANGE_LISTENER, RELEASE_CACHE
-from forge_releases.listener import CHANNEL, ListenerTuning
 from forge_releases.options import Options
+from forge_releases.read.cache import ReleaseCache
+from forge_releases.read.listener import CHANNEL, ListenerTuning
 
 from .support import FAST, auth, one_repo, rel, until
 
@@ -211,7 +211,7 @@ async def test_listener_that_cannot_connect_keeps_answers_correct(
 
 
 def test_cache_ignores_a_load_that_raced_with_an_invalidation() -> None:
-    from forge_releases.cache import RepoReleases
+    from forge_releases.read.cache import RepoReleases
 
     cache = ReleaseCache()
     cache.reset(enabled=True)
@@ -284,8 +284,8 @@ async def test_deaf_listen_connection_is_detected_and_replaced(
 
 
 def test_cache_memory_is_bounded() -> None:
-    from forge_releases.cache import CacheLimits, RepoReleases
-    from forge_releases.update import NO_UPDATE
+    from forge_releases.read.cache import CacheLimits, RepoReleases
+    from forge_releases.read.update import NO_UPDATE
 
     cache = ReleaseCache(CacheLimits(names=3, repos=2, answers_per_repo=4, answers=6))
     cache.reset(enabled=True)

@@ -1,6 +1,6 @@
 """Publishing with two running replicas on one database: a change made through instance A is seen
 by the update check and the list of instance B, whose cache held the old answer (issue 4; the
-cache is invalidated by the triggers' NOTIFY, cache.py and listener.py)."""
+cache is invalidated by the triggers' NOTIFY, read/cache.py and read/listener.py)."""
 
 from __future__ import annotations
 

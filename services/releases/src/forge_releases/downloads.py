@@ -4,7 +4,7 @@
     GET /{owner}/{repo}/releases/latest/download/{name}   (latest stable release: a fixed
                                                            Squirrel.Windows feed address)
 
-Same access rules as the API (resolve.py). The file is streamed from storage, never read whole,
+Same access rules as the API (read/resolve.py). The file is streamed from storage, never read whole,
 with Content-Type, Content-Length, ETag (the SHA-256), Last-Modified, one `Range` (206, 416) and
 `If-None-Match` / `If-Modified-Since` (304). A name not found exactly is looked up
 case-insensitively, since Squirrel.Windows retries a failed download lower-cased. Each completed
@@ -24,16 +24,16 @@ from aiohttp import web
 from forge_common.keys import DB_POOL
 from forge_common.middleware import stamp_request_id
 
-from . import db
-from .candidates import repo_releases
 from .errors import AssetNotFound, ReleaseNotFound
-from .handlers import DRAFT_READERS
 from .httpcache import cache_headers, none_match
 from .keys import DOWNLOAD_COUNTER, STORAGE
 from .models import Asset, Release
-from .params import storable_tag
 from .ranges import ByteRange, Unsatisfiable, parse_range
-from .resolve import resolve
+from .read import queries
+from .read.candidates import repo_releases
+from .read.handlers import DRAFT_READERS
+from .read.params import storable_tag
+from .read.resolve import resolve
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,9 @@ async def download(request: web.Request) -> web.StreamResponse:
     tag = request.match_info["tag"]
     release = None
     if storable_tag(tag):
-        release = await db.release_by_download_tag(request.app[DB_POOL], resolved.ref.repo_id, tag)
+        release = await queries.release_by_download_tag(
+            request.app[DB_POOL], resolved.ref.repo_id, tag
+        )
     if release is None or (release.draft and resolved.access < DRAFT_READERS):
         raise ReleaseNotFound()
     return await _serve(request, release, name, resolved.public and not release.draft)

@@ -6,10 +6,10 @@ import asyncio
 
 from aiohttp import web
 
-from .cache import ReleaseCache
 from .counter import DownloadCounter
-from .listener import ChangeListener
 from .options import Options
+from .read.cache import ReleaseCache
+from .read.listener import ChangeListener
 from .storage import Storage
 
 OPTIONS = web.AppKey("releases_options", Options)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .cache import CacheLimits
-from .listener import ListenerTuning
+from .read.cache import CacheLimits
+from .read.listener import ListenerTuning
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ import asyncpg
 from aiohttp import web
 from forge_common.keys import DB_POOL
 
-from . import db, publish_db
+from . import publish_db
 from . import publish_events as events
 from .errors import (
     AssetNameTaken,
@@ -34,6 +34,7 @@ from .keys import RELEASE_CACHE, STORAGE
 from .models import Asset, Release, RepoRef
 from .publish_db import NewAsset, ReleaseFields, RepoFacts
 from .publish_input import edit_release
+from .read import queries
 from .storage import Blob, BlobWriter
 
 log = logging.getLogger(__name__)
@@ -113,7 +114,7 @@ async def update_release(
             await publish_db.update_release(conn, release_id, edit.fields)
         except asyncpg.UniqueViolationError:  # a racing writer took the tag meanwhile
             raise TagTaken(edit.fields.tag) from None
-        after = await db.release_by_id(conn, ref.repo_id, release_id)
+        after = await queries.release_by_id(conn, ref.repo_id, release_id)
         assert after is not None
         await events.release_updated(conn, ctx, before, after, edit.changed)
     _changed(app, ref)

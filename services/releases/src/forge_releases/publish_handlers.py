@@ -6,7 +6,7 @@
     POST   .../releases/{release_id}/assets?name=FILE  (raw or multipart) 201 attachment
     DELETE .../releases/{release_id}/assets/{asset_id}                    204
 
-Access: the repository is resolved as on the read side (resolve.py), so whoever cannot read a
+Access: the repository is resolved as on the read side (read/resolve.py), so whoever cannot read a
 private repository gets 404 and learns nothing; then anonymous callers get 401
 AuthTokenMissing, and signed-in callers without write access (admin for deleting a release) 403.
 """
@@ -24,7 +24,7 @@ from forge_common.errors import AuthTokenMissing
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.render import json_response
 
-from . import db, publish, render
+from . import publish
 from .errors import (
     AssetNameTaken,
     AssetNotFound,
@@ -35,9 +35,10 @@ from .errors import (
 )
 from .keys import DOWNLOAD_COUNTER, STORAGE
 from .models import Release, RepoRef
-from .params import release_id_of
 from .publish_input import asset_name, new_release
-from .resolve import resolve
+from .read import queries, render
+from .read.params import release_id_of
+from .read.resolve import resolve
 from .uploads import check_declared_length, content_type_of, open_upload, receive
 from .urls import api_releases_url
 
@@ -128,7 +129,7 @@ async def upload_asset(request: web.Request) -> web.Response:
     release_id = _release_id(request)
     limit = request.app[SETTINGS].max_upload_bytes
     check_declared_length(request, limit)
-    release = await db.release_by_id(request.app[DB_POOL], ref.repo_id, release_id)
+    release = await queries.release_by_id(request.app[DB_POOL], ref.repo_id, release_id)
     if release is None:
         raise ReleaseNotFound()
     await publish.check_writable(request.app, ref)  # before streaming, not only after

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from . import downloads, handlers, publish_handlers
+from . import downloads, publish_handlers
 from .openapi import handler as openapi
+from .read import handlers
 
 API = "/api/v2/repos/{owner}/{repo}/releases"
 

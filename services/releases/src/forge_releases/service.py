@@ -11,11 +11,11 @@ from forge_common.config import Settings
 from forge_common.service import Service
 
 from . import cli, world
-from .cache import ReleaseCache
 from .counter import DownloadCounter
 from .keys import DOWNLOAD_COUNTER, OPTIONS, RELEASE_CACHE, STORAGE
 from .lifecycle import counter_context, listener_context, sweep_on_startup
 from .options import Options
+from .read.cache import ReleaseCache
 from .routes import add_routes
 from .storage import Storage
 

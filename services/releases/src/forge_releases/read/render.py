@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .counter import DownloadCounter
-from .models import Asset, Release, RepoRef
-from .urls import archive_url, download_url, release_page_url
+from ..counter import DownloadCounter
+from ..models import Asset, Release, RepoRef
+from ..urls import archive_url, download_url, release_page_url
 
 
 def attachment(

@@ -9,17 +9,17 @@ from forge_common.access import Access
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.render import dumps
 
-from . import db, render
+from ..errors import InvalidVersion, NoReleasesFound, ReleaseNotFound
+from ..httpcache import cache_headers, etag_of, none_match, not_modified
+from ..keys import DOWNLOAD_COUNTER, RELEASE_CACHE
+from ..models import Release, Resolved
+from ..urls import api_releases_url
+from . import queries, render
 from .cache import RepoEntry
 from .candidates import repo_releases
-from .errors import InvalidVersion, NoReleasesFound, ReleaseNotFound
-from .httpcache import cache_headers, etag_of, none_match, not_modified
-from .keys import DOWNLOAD_COUNTER, RELEASE_CACHE
-from .models import Release, Resolved
 from .params import Page, flag, page_of, release_id_of, storable_tag
 from .resolve import resolve
 from .update import STABLE, BadVersion, UpdateQuery, prepare_answer
-from .urls import api_releases_url
 
 # Who sees drafts: list rule 4 says administrators (`drafts=true`); a draft fetched by id or tag
 # is shown to whoever may publish releases (write), so a publisher can read back a draft.
@@ -70,10 +70,10 @@ async def list_releases(request: web.Request) -> web.Response:
     drafts = flag(query, "drafts") and resolved.access >= DRAFT_LISTERS
     pool = request.app[DB_POOL]
     repo_id = resolved.ref.repo_id
-    total = await db.count_releases(pool, repo_id, prereleases=prereleases, drafts=drafts)
+    total = await queries.count_releases(pool, repo_id, prereleases=prereleases, drafts=drafts)
     releases = []
     if page.reachable and page.offset < total:
-        releases = await db.list_releases(
+        releases = await queries.list_releases(
             pool,
             repo_id,
             prereleases=prereleases,
@@ -102,9 +102,9 @@ async def get_release(request: web.Request) -> web.Response:
     release_id = release_id_of(value)
     pool = request.app[DB_POOL]
     if release_id is not None:
-        release = await db.release_by_id(pool, resolved.ref.repo_id, release_id)
+        release = await queries.release_by_id(pool, resolved.ref.repo_id, release_id)
     else:
-        release = await db.release_by_tag(pool, resolved.ref.repo_id, value)
+        release = await queries.release_by_tag(pool, resolved.ref.repo_id, value)
     if release is None or (release.draft and resolved.access < DRAFT_READERS):
         raise ReleaseNotFound()
     return _json(
@@ -116,7 +116,7 @@ async def latest_release(request: web.Request) -> web.Response:
     """GET .../releases/latest: the first release of the channel in list order (latest rules)."""
     resolved = await resolve(request)
     channel = request.query.get("channel") or STABLE
-    release = await db.latest_release(
+    release = await queries.latest_release(
         request.app[DB_POOL], resolved.ref.repo_id, prereleases=channel != STABLE
     )
     if release is None:

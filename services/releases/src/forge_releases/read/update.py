@@ -14,9 +14,9 @@ import semver
 from aiohttp import hdrs, web
 from forge_common.render import dumps, rfc3339
 
-from .httpcache import cache_headers, etag_of, none_match
-from .models import Asset, Release
-from .urls import download_url
+from ..httpcache import cache_headers, etag_of, none_match
+from ..models import Asset, Release
+from ..urls import download_url
 
 # SPEC asset suffix table, verbatim: (platform values, arm64 patterns, any-other-arch patterns).
 _DARWIN = (

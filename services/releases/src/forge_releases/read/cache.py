@@ -21,7 +21,7 @@ from enum import Enum
 
 from forge_common.access import Access
 
-from .models import Release, RepoRef, Resolved
+from ..models import Release, RepoRef, Resolved
 from .update import Answer
 
 

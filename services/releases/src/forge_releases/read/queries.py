@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .models import Asset, Release
+from ..models import Asset, Release
 
 if TYPE_CHECKING:
     import asyncpg
