@@ -6,7 +6,7 @@ from aiohttp import web
 
 from . import downloads, publish_handlers
 from .openapi import handler as openapi
-from .read import handlers
+from .read import handlers, update_check
 
 API = "/api/v2/repos/{owner}/{repo}/releases"
 
@@ -15,7 +15,7 @@ def add_routes(app: web.Application) -> None:
     app.router.add_routes(
         [
             # the update check first: the router tries routes in order, and it is the hot path
-            web.get(f"{API}/update", handlers.update_check),
+            web.get(f"{API}/update", update_check.update_check),
             web.get("/api/v2/openapi.json", openapi.serve),
             web.get(API, handlers.list_releases),
             # literal suffixes before {tag}: `update` and `latest` are not tags here

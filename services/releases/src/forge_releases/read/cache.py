@@ -22,7 +22,7 @@ from enum import Enum
 from forge_common.access import Access
 
 from ..models import Release, RepoRef, Resolved
-from .update import Answer
+from .update_answer import Answer
 
 
 class _Missing(Enum):
