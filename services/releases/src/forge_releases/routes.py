@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from . import downloads, publish_handlers
+from . import publish_handlers
+from .downloads import handlers as downloads
 from .openapi import handler as openapi
 from .read import handlers, update_check
 
