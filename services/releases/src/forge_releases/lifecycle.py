@@ -16,8 +16,8 @@ from aiohttp import web
 from forge_common.keys import DB_POOL, SETTINGS
 
 from .keys import CHANGE_LISTENER, DOWNLOAD_COUNTER, LISTENER_TASK, OPTIONS, RELEASE_CACHE, STORAGE
+from .publish.uploads import sweep_abandoned
 from .read.listener import ChangeListener
-from .uploads import sweep_abandoned
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Handlers of the publishing API (version 2, write side): parse, call publish.py, render.
+"""Handlers of the publishing API (version 2, write side): parse, call writes.py, render.
 
     POST   /api/v2/repos/{owner}/{repo}/releases                          201 release
     PATCH  .../releases/{release_id}                                      200 release
@@ -24,8 +24,7 @@ from forge_common.errors import AuthTokenMissing
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.render import json_response
 
-from . import publish
-from .errors import (
+from ..errors import (
     AssetNameTaken,
     AssetNotFound,
     MalformedBody,
@@ -33,14 +32,16 @@ from .errors import (
     ReleaseNotFound,
     StorageFailed,
 )
-from .keys import DOWNLOAD_COUNTER, STORAGE
-from .models import Release, RepoRef
-from .publish_input import asset_name, new_release
-from .read import queries, render
-from .read.params import release_id_of
-from .read.resolve import resolve
+from ..keys import DOWNLOAD_COUNTER, STORAGE
+from ..models import Release, RepoRef
+from ..read import render
+from ..read.params import release_id_of
+from ..read.queries import release_by_id
+from ..read.resolve import resolve
+from ..urls import api_releases_url
+from . import writes
+from .input import asset_name, new_release
 from .uploads import check_declared_length, content_type_of, open_upload, receive
-from .urls import api_releases_url
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +87,7 @@ def _release_response(
 async def create_release(request: web.Request) -> web.Response:
     ref, viewer = await _publisher(request)
     fields = new_release(await read_json_object(request))
-    release = await publish.create_release(request.app, ref, viewer.id, fields)
+    release = await writes.create_release(request.app, ref, viewer.id, fields)
     return _release_response(request, ref, release, 201)
 
 
@@ -94,13 +95,13 @@ async def update_release(request: web.Request) -> web.Response:
     ref, viewer = await _publisher(request)
     release_id = _release_id(request)
     data = await read_json_object(request)
-    release = await publish.update_release(request.app, ref, viewer.id, release_id, data)
+    release = await writes.update_release(request.app, ref, viewer.id, release_id, data)
     return _release_response(request, ref, release)
 
 
 async def delete_release(request: web.Request) -> web.Response:
     ref, viewer = await _publisher(request, Access.ADMIN)
-    await publish.delete_release(request.app, ref, viewer.id, _release_id(request))
+    await writes.delete_release(request.app, ref, viewer.id, _release_id(request))
     return web.Response(status=204)
 
 
@@ -129,10 +130,10 @@ async def upload_asset(request: web.Request) -> web.Response:
     release_id = _release_id(request)
     limit = request.app[SETTINGS].max_upload_bytes
     check_declared_length(request, limit)
-    release = await queries.release_by_id(request.app[DB_POOL], ref.repo_id, release_id)
+    release = await release_by_id(request.app[DB_POOL], ref.repo_id, release_id)
     if release is None:
         raise ReleaseNotFound()
-    await publish.check_writable(request.app, ref)  # before streaming, not only after
+    await writes.check_writable(request.app, ref)  # before streaming, not only after
     if "name" in request.query:  # a multipart file name is known only after `100 Continue`
         _check_name_free(release, asset_name(request.query["name"]))
     await _send_continue(request)
@@ -141,7 +142,7 @@ async def upload_asset(request: web.Request) -> web.Response:
     _check_name_free(release, name)
     try:
         writer = await receive(upload, request.app[STORAGE], limit)
-        release, asset, blob = await publish.attach_asset(
+        release, asset, blob = await writes.attach_asset(
             request.app,
             ref,
             viewer.id,
@@ -167,5 +168,5 @@ async def upload_asset(request: web.Request) -> web.Response:
 async def delete_asset(request: web.Request) -> web.Response:
     ref, viewer = await _publisher(request)
     release_id, asset_id = _release_id(request), _asset_id(request)
-    await publish.delete_asset(request.app, ref, viewer.id, release_id, asset_id)
+    await writes.delete_asset(request.app, ref, viewer.id, release_id, asset_id)
     return web.Response(status=204)

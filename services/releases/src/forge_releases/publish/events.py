@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from forge_common.outbox import Event, emit
 
-from .models import Asset, Release, RepoRef
+from ..models import Asset, Release, RepoRef
 
 if TYPE_CHECKING:
     import asyncpg

@@ -12,10 +12,10 @@ from typing import Any
 
 from forge_common.body import optional_bool, optional_str
 
-from .errors import InvalidField
-from .models import Release
+from ..errors import InvalidField
+from ..models import Release
 from .names import asset_name_problem, tag_problem
-from .publish_db import ReleaseFields
+from .queries import ReleaseFields
 
 MAX_TITLE = 255
 MAX_TARGET = 255

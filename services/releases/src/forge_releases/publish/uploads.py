@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from aiohttp import BodyPartReader, MultipartReader, web
 
-from .errors import (
+from ..errors import (
     AssetTooLarge,
     IncompleteFilePart,
     MalformedMultipart,
@@ -31,8 +31,8 @@ from .errors import (
     SeveralFileParts,
     UploadStalled,
 )
-from .keys import OPTIONS
-from .storage import BlobWriter, Storage
+from ..keys import OPTIONS
+from ..storage import BlobWriter, Storage
 
 READ_SIZE = 256 * 1024
 WRITE_SIZE = 1024 * 1024
