@@ -1,6 +1,6 @@
-"""SPEC asset suffix table (update rules 6-7): every platform value, both arch columns, every
-pattern, and the priority order within each list. `match_asset` is the function the update
-check uses; test_update.py covers the same through HTTP."""
+"""The asset suffix table of docs/releases.md (update rules 6-7): every platform value, both arch
+columns, every pattern, and the priority order within each list. `match_asset` is the function the
+update check uses; test_update.py covers the same through HTTP."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Repository resolution for every release endpoint and download (SPEC Authentication 1-6).
+"""Repository resolution for every release endpoint and download (docs/access.md
+"Authentication rules" 1-6).
 
 In order: the owner by name (404), the repository under it (404), then access through
 `forge_common.access` with `release_api=True`: public repositories and private ones with a public
