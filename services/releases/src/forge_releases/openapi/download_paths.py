@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .parts import DOWNLOAD_RESPONSES, operation
+from .parts import DOWNLOAD_RESPONSES, operation, path
 
 DOWNLOAD_PATHS: dict[str, Any] = {
     "/{owner}/{repo}/releases/download/{tag}/{name}": {
@@ -12,18 +12,8 @@ DOWNLOAD_PATHS: dict[str, Any] = {
             "downloadAsset",
             "Download an asset",
             [
-                {
-                    "name": "tag",
-                    "in": "path",
-                    "required": True,
-                    "schema": {"type": "string"},
-                },
-                {
-                    "name": "name",
-                    "in": "path",
-                    "required": True,
-                    "schema": {"type": "string"},
-                },
+                path("tag"),
+                path("name"),
             ],
             DOWNLOAD_RESPONSES,
             "downloads",
@@ -34,12 +24,7 @@ DOWNLOAD_PATHS: dict[str, Any] = {
             "downloadLatestAsset",
             "Download an asset of the latest stable release",
             [
-                {
-                    "name": "name",
-                    "in": "path",
-                    "required": True,
-                    "schema": {"type": "string"},
-                },
+                path("name"),
             ],
             DOWNLOAD_RESPONSES,
             "downloads",

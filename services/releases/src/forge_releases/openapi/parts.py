@@ -7,8 +7,6 @@ from typing import Any
 
 BASE = "/api/v2/repos/{owner}/{repo}/releases"
 TIME = {"type": "string", "format": "date-time", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$"}
-OWNER = {"name": "owner", "in": "path", "required": True, "schema": {"type": "string"}}
-REPO = {"name": "repo", "in": "path", "required": True, "schema": {"type": "string"}}
 AUTH_NOTE = (
     "Access follows the authentication rules of docs/access.md: public repositories and private "
     "ones with public landing or public releases are readable by anyone; otherwise 401 "
@@ -32,6 +30,15 @@ def json_content(description: str, schema: dict[str, Any], **extra: Any) -> dict
     }
 
 
+def path(name: str, schema: dict[str, Any] | None = None, description: str = "") -> dict[str, Any]:
+    """A path parameter (a string unless `schema` says otherwise)."""
+    param = {"name": name, "in": "path", "required": True, "schema": schema or {"type": "string"}}
+    return {**param, "description": description} if description else param
+
+
+OWNER = path("owner")
+REPO = path("repo")
+POSITIVE_ID = {"type": "integer", "minimum": 1}
 RELEASE_REF = {"$ref": "#/components/schemas/Release"}
 NOT_MODIFIED = {"description": "Not modified (If-None-Match matched the ETag)"}
 ACCESS_ERRORS = {

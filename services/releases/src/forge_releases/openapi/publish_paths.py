@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .parts import RELEASE_REF, error, json_content, operation, query
+from .parts import POSITIVE_ID, RELEASE_REF, error, json_content, operation, path, query
 
 _WRITE_ERRORS = {
     "400": error("ValInvalidInput: malformed JSON or multipart body"),
@@ -27,12 +27,7 @@ _RELEASE_OPTION = {
     },
 }
 _ATTACHMENT_REF = {"$ref": "#/components/schemas/Attachment"}
-_RELEASE_ID = {
-    "name": "release_id",
-    "in": "path",
-    "required": True,
-    "schema": {"type": "integer", "minimum": 1},
-}
+_RELEASE_ID = path("release_id", POSITIVE_ID)
 
 
 def publish_paths(base: str) -> dict[str, Any]:
@@ -126,12 +121,7 @@ def publish_paths(base: str) -> dict[str, Any]:
                     "Delete an attached file",
                     [
                         _RELEASE_ID,
-                        {
-                            "name": "asset_id",
-                            "in": "path",
-                            "required": True,
-                            "schema": {"type": "integer", "minimum": 1},
-                        },
+                        path("asset_id", POSITIVE_ID),
                     ],
                     {"204": {"description": "Deleted"}, **_WRITE_ERRORS},
                 ),

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from .parts import ACCESS_ERRORS, NOT_MODIFIED, RELEASE_REF, error, json_content, operation, query
+from .parts import (
+    ACCESS_ERRORS,
+    NOT_MODIFIED,
+    RELEASE_REF,
+    error,
+    json_content,
+    operation,
+    path,
+    query,
+)
 
 
 def read_paths(base: str) -> dict[str, Any]:
@@ -98,13 +107,7 @@ def read_paths(base: str) -> dict[str, Any]:
                 "getRelease",
                 "A release by id or tag",
                 [
-                    {
-                        "name": "tag",
-                        "in": "path",
-                        "required": True,
-                        "schema": {"type": "string"},
-                        "description": "a positive int64 is a release id, else a tag",
-                    },
+                    path("tag", description="a positive int64 is a release id, else a tag"),
                 ],
                 {
                     "200": json_content("The release", RELEASE_REF),

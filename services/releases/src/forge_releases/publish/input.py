@@ -6,7 +6,7 @@ names.py is 422; text PostgreSQL cannot store (NUL, unpaired surrogates) is 422,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,15 +42,22 @@ def _storable(value: str, field: str, limit: int) -> str:
 _DOT_SEGMENTS = frozenset({".", ".."})
 
 
-def _tag(value: str | None) -> str:
+def _checked_name(
+    value: str | None, field: str, problem_of: Callable[[str], str | None], missing: str
+) -> str:
+    """A tag or asset name: present, within names.py's rules, not a dot segment, storable."""
     if value is None:
-        raise InvalidField("tag_name", "is required")
-    problem = tag_problem(value)
+        raise InvalidField(field, missing)
+    problem = problem_of(value)
     if problem is None and value in _DOT_SEGMENTS:
         problem = "must not be '.' or '..'"
     if problem is not None:
-        raise InvalidField("tag_name", problem)
-    return _storable(value, "tag_name", 255)
+        raise InvalidField(field, problem)
+    return _storable(value, field, 255)
+
+
+def _tag(value: str | None) -> str:
+    return _checked_name(value, "tag_name", tag_problem, "is required")
 
 
 def _text(data: Mapping[str, Any], field: str) -> str | None:
@@ -106,11 +113,4 @@ def edit_release(data: Mapping[str, Any], current: Release) -> Edit:
 
 def asset_name(value: str | None) -> str:
     """The `name` of an upload (query parameter, else the multipart file name)."""
-    if value is None:
-        raise InvalidField("name", "is required (?name=FILE)")
-    problem = asset_name_problem(value)
-    if problem is None and value in _DOT_SEGMENTS:
-        problem = "must not be '.' or '..'"
-    if problem is not None:
-        raise InvalidField("name", problem)
-    return _storable(value, "name", 255)
+    return _checked_name(value, "name", asset_name_problem, "is required (?name=FILE)")
