@@ -11,8 +11,8 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient
 from forge_common.config import Settings
 from forge_releases.app import create_app
-from forge_releases.keys import CHANGE_LISTENER, LISTENER_TUNING
-from forge_releases.listener import ListenerTuning
+from forge_releases.keys import CHANGE_LISTENER
+from forge_releases.options import Options
 
 from .support import FAST
 
@@ -21,17 +21,17 @@ MakeClient = Callable[..., Awaitable[TestClient[web.Request, web.Application]]]
 
 @pytest.fixture
 def make_client(settings: Settings, aiohttp_client: Any) -> MakeClient:
-    """`await make_client()` → a test client of the releases app; `wait_cache=True` returns once
-    the change listener is connected (so the cache is in use)."""
+    """`await make_client()` → a test client of the releases app, tuned by `options` (a fast
+    change listener unless told otherwise); `wait_cache=True` returns once the change listener is
+    connected (so the cache is in use)."""
 
     async def _make(
         *,
         wait_cache: bool = False,
-        tuning: ListenerTuning = FAST,
+        options: Options = FAST,
         app_settings: Settings | None = None,
     ) -> TestClient[web.Request, web.Application]:
-        app = create_app(app_settings or settings)
-        app[LISTENER_TUNING] = tuning
+        app = create_app(app_settings or settings, options)
         client: TestClient[web.Request, web.Application] = await aiohttp_client(app)
         if wait_cache:
             await asyncio.wait_for(app[CHANGE_LISTENER].connected.wait(), 10)

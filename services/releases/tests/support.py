@@ -6,7 +6,8 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from forge_releases.listener import ListenerTuning
+from forge_releases.options import Options
+from forge_releases.read.listener import ListenerTuning
 
 TOKENS = {
     "stranger": "stranger-token",
@@ -81,7 +82,12 @@ def auth(caller: str) -> dict[str, str]:
     return {} if caller == "anonymous" else {"Authorization": f"token {TOKENS[caller]}"}
 
 
-FAST = ListenerTuning(ping_interval=0.2, ping_timeout=1.0, first_backoff=0.05, max_backoff=0.2)
+# a change listener that notices a lost connection and reconnects within a fraction of a second
+FAST = Options(
+    listener=ListenerTuning(
+        ping_interval=0.2, ping_timeout=1.0, first_backoff=0.05, max_backoff=0.2
+    )
+)
 
 
 async def until(predicate: Callable[[], Awaitable[bool]], seconds: float = 5.0) -> None:

@@ -1,6 +1,6 @@
-"""SPEC Authentication rules 1-6 and the access matrix of every endpoint: anonymous, signed-in
-stranger, reader, repository admin and site admin × public, private, private with public landing
-and private with public releases."""
+"""docs/access.md "Authentication rules" 1-6 and the access matrix of every endpoint: anonymous,
+signed-in stranger, reader, repository admin and site admin × public, private, private with public
+landing and private with public releases."""
 
 from __future__ import annotations
 
@@ -176,7 +176,7 @@ async def test_bearer_scheme_works_too(matrix_client: Any) -> None:
 async def test_public_repository_of_a_hidden_organization_stays_hidden(
     make_client: Any, load: Any
 ) -> None:
-    """**privacy** (DESIGN §5): a public repository of a private organization is not public."""
+    """**privacy** (docs/access.md): a public repository of a private organization is not public."""
     world = one_repo([])
     world["repos"] = [
         {"owner": "secretorg", "name": "app", "releases": [rel("v1.0.0", 1, "App-x64.zip")]},

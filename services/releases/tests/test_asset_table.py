@@ -1,6 +1,6 @@
-"""SPEC asset suffix table (update rules 6-7): every platform value, both arch columns, every
-pattern, and the priority order within each list. `match_asset` is the function the update
-check uses; test_update.py covers the same through HTTP."""
+"""The asset suffix table of docs/releases.md (update rules 6-7): every platform value, both arch
+columns, every pattern, and the priority order within each list. `match_asset` is the function the
+update check uses; test_update.py covers the same through HTTP."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 from forge_releases.models import Asset
-from forge_releases.update import ASSET_PATTERNS, match_asset
+from forge_releases.read.update import ASSET_PATTERNS, match_asset
 
 ARM64 = {
     "darwin": [

@@ -10,9 +10,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from forge_common.keys import DB_POOL
-from forge_releases.cache import ReleaseCache
 from forge_releases.keys import CHANGE_LISTENER, RELEASE_CACHE
-from forge_releases.listener import CHANNEL, ListenerTuning
+from forge_releases.options import Options
+from forge_releases.read.cache import ReleaseCache
+from forge_releases.read.listener import CHANNEL, ListenerTuning
 
 from .support import FAST, auth, one_repo, rel, until
 
@@ -165,7 +166,7 @@ async def test_lost_listen_connection_degrades_to_uncached_then_reconnects(
 ) -> None:
     await load(one_repo([rel("v1.1.0", 1, "App-arm64.zip")]))
     slow_retry = ListenerTuning(ping_interval=0.2, ping_timeout=1.0, first_backoff=1.5)
-    client = await make_client(wait_cache=True, tuning=slow_retry)
+    client = await make_client(wait_cache=True, options=Options(listener=slow_retry))
     listener = client.app[CHANGE_LISTENER]
     cache = client.app[RELEASE_CACHE]
     assert await offered(client) == "v1.1.0"
@@ -194,7 +195,7 @@ async def test_listener_that_cannot_connect_keeps_answers_correct(
 ) -> None:
     """A wrong listener address (say, a proxy that drops LISTEN): uncached but correct."""
     await load(one_repo([rel("v1.1.0", 1, "App-arm64.zip")]))
-    client = await make_client(tuning=FAST, wait_cache=True)
+    client = await make_client(options=FAST, wait_cache=True)
     listener = client.app[CHANGE_LISTENER]
     listener.dsn = settings.database_url.replace("forge_test", "no_such_db")
     await db.execute(
@@ -210,7 +211,7 @@ async def test_listener_that_cannot_connect_keeps_answers_correct(
 
 
 def test_cache_ignores_a_load_that_raced_with_an_invalidation() -> None:
-    from forge_releases.cache import RepoReleases
+    from forge_releases.read.cache import RepoReleases
 
     cache = ReleaseCache()
     cache.reset(enabled=True)
@@ -270,7 +271,7 @@ async def test_deaf_listen_connection_is_detected_and_replaced(
     them) fails the listener's own probe: the cache goes off and a new connection is made."""
     await load(one_repo([rel("v1.1.0", 1, "App-arm64.zip")]))
     fast = ListenerTuning(ping_interval=0.2, ping_timeout=0.5, first_backoff=0.05)
-    client = await make_client(wait_cache=True, tuning=fast)
+    client = await make_client(wait_cache=True, options=Options(listener=fast))
     listener = client.app[CHANGE_LISTENER]
     assert await offered(client) == "v1.1.0"
     deaf = listener._conn
@@ -283,8 +284,8 @@ async def test_deaf_listen_connection_is_detected_and_replaced(
 
 
 def test_cache_memory_is_bounded() -> None:
-    from forge_releases.cache import CacheLimits, RepoReleases
-    from forge_releases.update import NO_UPDATE
+    from forge_releases.read.cache import CacheLimits, RepoReleases
+    from forge_releases.read.update_answer import NO_UPDATE
 
     cache = ReleaseCache(CacheLimits(names=3, repos=2, answers_per_repo=4, answers=6))
     cache.reset(enabled=True)

@@ -1,4 +1,5 @@
-"""SPEC get rules 1-2 (GET .../releases/{tag}) and latest rules 1-2 (GET .../releases/latest)."""
+"""docs/releases.md get rules 1-2 (GET .../releases/{tag}) and latest rules 1-2
+(GET .../releases/latest)."""
 
 from __future__ import annotations
 

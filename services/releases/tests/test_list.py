@@ -1,4 +1,5 @@
-"""SPEC list rules 1-5 (GET /api/v2/repos/{owner}/{repo}/releases), X-Total-Count and Link."""
+"""docs/releases.md list rules 1-5 (GET /api/v2/repos/{owner}/{repo}/releases), X-Total-Count
+and Link."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 from forge_common.config import Settings
 from forge_releases.app import create_app
-from forge_releases.uploads import UPLOAD_IDLE_TIMEOUT
+from forge_releases.options import Options
 
 from .publish_support import api, auth, outbox, publish_world, stored_files
 
@@ -358,8 +358,7 @@ async def test_stalled_upload_is_given_up_with_nothing_left(
 ) -> None:
     """A client that stops sending mid-body: 408 after the idle timeout, no file, no asset."""
     await load(publish_world())
-    app = create_app(settings)
-    app[UPLOAD_IDLE_TIMEOUT] = 0.3
+    app = create_app(settings, Options(upload_idle_timeout=0.3))
     client: Client = await aiohttp_client(app)
     rid = await new_release(client)
     host, port = client.server.host, client.server.port

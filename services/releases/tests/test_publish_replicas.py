@@ -1,6 +1,6 @@
 """Publishing with two running replicas on one database: a change made through instance A is seen
 by the update check and the list of instance B, whose cache held the old answer (issue 4; the
-cache is invalidated by the triggers' NOTIFY, cache.py and listener.py)."""
+cache is invalidated by the triggers' NOTIFY, read/cache.py and read/listener.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 from aiohttp.test_utils import TestClient
 from forge_common.config import Settings
 from forge_releases.app import create_app
-from forge_releases.keys import CHANGE_LISTENER, LISTENER_TUNING, RELEASE_CACHE
+from forge_releases.keys import CHANGE_LISTENER, RELEASE_CACHE
 
 from .publish_support import api, auth, publish_world
 from .support import FAST, until
@@ -20,8 +20,7 @@ CHECK = f"{api('owner/pub')}/update?version=1.0.0&platform=linux&arch=x64"
 
 
 async def replica(settings: Settings, aiohttp_client: Any) -> Client:
-    app = create_app(settings)
-    app[LISTENER_TUNING] = FAST
+    app = create_app(settings, FAST)
     client: Client = await aiohttp_client(app)
     await asyncio.wait_for(app[CHANGE_LISTENER].connected.wait(), 10)
     return client

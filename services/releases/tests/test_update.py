@@ -1,4 +1,4 @@
-"""SPEC "Update check rules" 1-9 over HTTP (GET .../releases/update)."""
+"""docs/releases.md "Update check rules" 1-9 over HTTP (GET .../releases/update)."""
 
 from __future__ import annotations
 

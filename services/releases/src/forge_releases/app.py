@@ -1,4 +1,5 @@
-"""`create_app(settings)`: this service alone in an application (tests, single-service runs)."""
+"""`create_app(settings, options)`: this service alone in an application (tests, single-service
+runs); `options` tunes it (options.py), production defaults when omitted."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ from aiohttp import web
 from forge_common.app import create_app as create_common_app
 from forge_common.config import Settings
 
-from .service import SERVICE
+from .options import Options
+from .service import service_with
 
 
-def create_app(settings: Settings) -> web.Application:
-    return create_common_app(settings, [SERVICE])
+def create_app(settings: Settings, options: Options | None = None) -> web.Application:
+    return create_common_app(settings, [service_with(options)])

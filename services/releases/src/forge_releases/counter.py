@@ -1,9 +1,10 @@
 """Download counting: increments gathered in memory and written in batches.
 
 A completed full download calls `add`; `flush` writes every pending increment in one statement.
-The app flushes every `interval` seconds and once more at clean shutdown, after the server
-stopped taking requests, so no count is lost then. A failed write keeps its increments for the
-next flush. The API adds `pending` to the stored count, so a caller sees its own download at once.
+The app flushes every `Options.counter_flush_interval` seconds and once more at clean shutdown,
+after the server stopped taking requests, so no count is lost then. A failed write keeps its
+increments for the next flush. The API adds `pending` to the stored count, so a caller sees its
+own download at once.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ from collections import Counter
 import asyncpg
 
 log = logging.getLogger(__name__)
-
-FLUSH_INTERVAL = 2.0
 
 
 class DownloadCounter:
@@ -51,7 +50,7 @@ class DownloadCounter:
                 raise
             return sum(counts)
 
-    async def run(self, pool: asyncpg.Pool, interval: float = FLUSH_INTERVAL) -> None:
+    async def run(self, pool: asyncpg.Pool, interval: float) -> None:
         """Flush every `interval` seconds until cancelled."""
         while True:
             await asyncio.sleep(interval)

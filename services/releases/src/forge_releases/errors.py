@@ -1,9 +1,65 @@
-"""The releases service's 404s (DESIGN §4 codes and the spec's messages); the rest of the error
-tree is `forge_common.errors`."""
+"""The releases service's errors: each a subclass of a `forge_common.errors` class, which gives the
+status (codes: docs/http.md; messages: docs/releases.md). Code elsewhere raises these, never an
+inline `NotFound("...")`."""
 
 from __future__ import annotations
 
-from forge_common.errors import NotFound
+from forge_common.access import Access
+from forge_common.errors import (
+    ApiError,
+    Conflict,
+    InvalidInput,
+    NotFound,
+    PayloadTooLarge,
+    PermissionDenied,
+    ServiceUnavailable,
+    Unprocessable,
+)
+
+# --- 400 ------------------------------------------------------------------------------------
+
+
+class InvalidVersion(InvalidInput):
+    """Update rule 1: the version asked about is not a semantic version."""
+
+    def __init__(self, version: str) -> None:
+        super().__init__(f"Invalid version format: {version}")
+
+
+class MalformedBody(InvalidInput):
+    def __init__(self) -> None:
+        super().__init__("Malformed request body")
+
+
+class MalformedMultipart(InvalidInput):
+    def __init__(self) -> None:
+        super().__init__("Malformed multipart body")
+
+
+class IncompleteFilePart(InvalidInput):
+    """The form ended before the closing boundary of its file part: the file was cut short."""
+
+    def __init__(self) -> None:
+        super().__init__("Malformed multipart body: the file part is incomplete")
+
+
+# --- 403 ------------------------------------------------------------------------------------
+
+
+class NoPublishAccess(PermissionDenied):
+    """A signed-in caller who may read the repository but lacks `need` (write, or admin)."""
+
+    def __init__(self, need: Access) -> None:
+        what = "administer" if need >= Access.ADMIN else "publish releases of"
+        super().__init__(f"You do not have permission to {what} this repository")
+
+
+class RepoArchived(PermissionDenied):
+    def __init__(self) -> None:
+        super().__init__("Repository is archived")
+
+
+# --- 404 ------------------------------------------------------------------------------------
 
 
 class RepoNotFound(NotFound):
@@ -32,3 +88,64 @@ class AssetNotFound(NotFound):
 
     def __init__(self) -> None:
         super().__init__("Asset not found")
+
+
+# --- 408, 409, 413 --------------------------------------------------------------------------
+
+
+class UploadStalled(ApiError):
+    status = 408
+    code = "RequestTimeout"
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"No upload data received for {seconds:g} seconds")
+
+
+class TagTaken(Conflict):
+    def __init__(self, tag: str) -> None:
+        super().__init__(f"Release with tag {tag} already exists")
+
+
+class AssetNameTaken(Conflict):
+    def __init__(self, name: str) -> None:
+        super().__init__(f"Asset named {name} already exists on this release")
+
+
+class AssetTooLarge(PayloadTooLarge):
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"Asset larger than the upload limit of {limit} bytes")
+
+
+# --- 422 ------------------------------------------------------------------------------------
+
+
+class InvalidField(Unprocessable):
+    """A field of a release body, or the asset `name`: `"<field> <problem>"`, naming the field."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"{field} {problem}", field=field)
+
+
+class NoFilePart(Unprocessable):
+    def __init__(self) -> None:
+        super().__init__("The form has no file part", field="attachment")
+
+
+class NestedMultipart(Unprocessable):
+    def __init__(self) -> None:
+        super().__init__("Nested multipart bodies are not supported", field="attachment")
+
+
+class SeveralFileParts(Unprocessable):
+    def __init__(self) -> None:
+        super().__init__("Send one file per upload", field="attachment")
+
+
+# --- 503 ------------------------------------------------------------------------------------
+
+
+class StorageFailed(ServiceUnavailable):
+    """A full or failing disk: nothing was recorded, and the client may retry later."""
+
+    def __init__(self) -> None:
+        super().__init__("The file could not be stored; try again later")

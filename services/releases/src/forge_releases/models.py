@@ -51,7 +51,7 @@ class RepoRef:
 
 @dataclass(frozen=True, slots=True)
 class Resolved:
-    """A repository as one caller reaches it (resolve.py)."""
+    """A repository as one caller reaches it (read/resolve.py)."""
 
     ref: RepoRef
     access: Access

@@ -1,30 +1,33 @@
-"""The releases service as the `forge` CLI and `forge serve` see it."""
+"""The releases service as the `forge` CLI and `forge serve` see it: `SERVICE`, and `setup`,
+which puts the service's state, hooks and routes into an application."""
 
 from __future__ import annotations
+
+import dataclasses
+import functools
 
 from aiohttp import web
 from forge_common.config import Settings
 from forge_common.service import Service
 
-from . import cli_publish, world
-from .cache import ReleaseCache
+from . import cli, world
 from .counter import DownloadCounter
-from .keys import DOWNLOAD_COUNTER, LISTENER_TUNING, RELEASE_CACHE, STORAGE
-from .lifecycle import counter_context, listener_context
-from .listener import ListenerTuning
+from .keys import DOWNLOAD_COUNTER, OPTIONS, RELEASE_CACHE, STORAGE
+from .lifecycle import counter_context, listener_context, sweep_on_startup
+from .options import Options
+from .read.cache import ReleaseCache
 from .routes import add_routes
 from .storage import Storage
-from .uploads import sweep_on_startup
 
 
-def setup(app: web.Application, settings: Settings) -> None:
-    app[RELEASE_CACHE] = ReleaseCache()
-    app[LISTENER_TUNING] = ListenerTuning()  # tests may replace it before the app starts
+def setup(app: web.Application, settings: Settings, options: Options) -> None:
+    app[OPTIONS] = options
+    app[RELEASE_CACHE] = ReleaseCache(options.cache)
     app[DOWNLOAD_COUNTER] = DownloadCounter()
     app[STORAGE] = Storage(settings.storage_path)
     app.cleanup_ctx.append(listener_context)
     app.cleanup_ctx.append(counter_context)
-    app.on_startup.append(sweep_on_startup)  # temporary files of uploads cut off by a crash
+    app.on_startup.append(sweep_on_startup)
     add_routes(app)
 
 
@@ -32,8 +35,15 @@ SERVICE = Service(
     name="releases",
     schema="releases",
     migrations_package="forge_releases.migrations",
-    setup=setup,
+    setup=functools.partial(setup, options=Options()),
     validate_world=world.validate,
     load_world=world.load,
-    add_commands=cli_publish.add_commands,
+    add_commands=cli.add_commands,
 )
+
+
+def service_with(options: Options | None) -> Service:
+    """SERVICE tuned by `options` (None: the production defaults)."""
+    if options is None:
+        return SERVICE
+    return dataclasses.replace(SERVICE, setup=functools.partial(setup, options=options))

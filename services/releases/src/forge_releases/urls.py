@@ -1,7 +1,7 @@
 """Public addresses handed out by the API, built from APP_URL (which ends in `/`).
 
 Path segments are percent-encoded, so a tag like `release/1.0` or a file name with spaces stays
-one segment of the URL (DESIGN §4).
+one segment of the URL (docs/http.md).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ def repo_url(app_url: str, owner: str, repo: str) -> str:
 
 
 def download_url(app_url: str, owner: str, repo: str, tag: str, name: str) -> str:
-    """SPEC Attachment.DownloadURL: `{app_url}<owner>/<repo>/releases/download/<tag>/<name>`."""
+    """docs/releases.md Attachment.DownloadURL:
+    `{app_url}<owner>/<repo>/releases/download/<tag>/<name>`."""
     return f"{repo_url(app_url, owner, repo)}/releases/download/{segment(tag)}/{segment(name)}"
 
 

@@ -11,7 +11,7 @@ from forge_common import checks
 from forge_common.config import Settings
 from forge_common.service import WorldIds
 
-from .names import asset_name_problem, tag_problem
+from .publish.names import asset_name_problem, tag_problem
 from .storage import Blob, Storage, deterministic_bytes
 
 MAX_WORLD_ASSET_SIZE = 1 << 30

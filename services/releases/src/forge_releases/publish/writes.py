@@ -4,7 +4,7 @@ After a commit the local cache drops the repository at once (`invalidate_repo`),
 next request sees the change; the triggers of migration 0002 tell every other replica.
 
 Files are content-addressed and may be shared by several assets: a file is deleted only when no
-asset references its SHA-256 any more (`collect_garbage`, under the lock of publish_db).
+asset references its SHA-256 any more (`collect_garbage`, under the lock of queries.lock_blobs).
 """
 
 from __future__ import annotations
@@ -18,17 +18,23 @@ from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import asyncpg
 from aiohttp import web
-from forge_common.errors import Conflict, PermissionDenied
 from forge_common.keys import DB_POOL
 
-from . import db, publish_db
-from . import publish_events as events
-from .errors import AssetNotFound, ReleaseNotFound, RepoNotFound
-from .keys import RELEASE_CACHE, STORAGE
-from .models import Asset, Release, RepoRef
-from .publish_db import NewAsset, ReleaseFields, RepoFacts
-from .publish_input import edit_release
-from .storage import Blob, BlobWriter
+from ..errors import (
+    AssetNameTaken,
+    AssetNotFound,
+    ReleaseNotFound,
+    RepoArchived,
+    RepoNotFound,
+    TagTaken,
+)
+from ..keys import RELEASE_CACHE, STORAGE
+from ..models import Asset, Release, RepoRef
+from ..read.queries import release_by_id
+from ..storage import Blob, BlobWriter
+from . import events, queries
+from .input import edit_release
+from .queries import NewAsset, ReleaseFields, RepoFacts
 
 log = logging.getLogger(__name__)
 
@@ -49,23 +55,23 @@ def _writable(facts: RepoFacts | None) -> RepoFacts:
     if facts is None:  # deleted since it was resolved
         raise RepoNotFound()
     if facts.archived:
-        raise PermissionDenied("Repository is archived")
+        raise RepoArchived()
     return facts
 
 
 async def _context(conn: Conn, ref: RepoRef, actor_id: int) -> events.Context:
-    facts = _writable(await publish_db.repo_facts(conn, ref.repo_id))
+    facts = _writable(await queries.repo_facts(conn, ref.repo_id))
     return events.Context(ref, facts.org_id, actor_id)
 
 
 async def check_writable(app: web.Application, ref: RepoRef) -> None:
     """Refuse early what the write's own transaction would refuse (an archived repository), so
     an upload is not streamed in full for nothing."""
-    _writable(await publish_db.repo_facts(app[DB_POOL], ref.repo_id))
+    _writable(await queries.repo_facts(app[DB_POOL], ref.repo_id))
 
 
 async def _locked_release(conn: Conn, ref: RepoRef, release_id: int) -> Release:
-    release = await publish_db.lock_release(conn, ref.repo_id, release_id)
+    release = await queries.lock_release(conn, ref.repo_id, release_id)
     if release is None:
         raise ReleaseNotFound()
     return release
@@ -75,19 +81,15 @@ def _changed(app: web.Application, ref: RepoRef) -> None:
     app[RELEASE_CACHE].invalidate_repo(ref.repo_id)
 
 
-def _tag_conflict(tag: str) -> Conflict:
-    return Conflict(f"Release with tag {tag} already exists")
-
-
 async def create_release(
     app: web.Application, ref: RepoRef, actor_id: int, fields: ReleaseFields
 ) -> Release:
     """201: a new release (or a bare tag turned into one); 409 when the tag has a release."""
     async with _transaction(app) as conn:
         ctx = await _context(conn, ref, actor_id)
-        release = await publish_db.insert_release(conn, ref.repo_id, fields, actor_id)
+        release = await queries.insert_release(conn, ref.repo_id, fields, actor_id)
         if release is None:
-            raise _tag_conflict(fields.tag)
+            raise TagTaken(fields.tag)
         await events.release_created(conn, ctx, release)
     _changed(app, ref)
     return release
@@ -103,15 +105,15 @@ async def update_release(
         edit = edit_release(data, before)
         if not edit.changed:
             return before
-        if "tag" in edit.changed and await publish_db.tag_taken(
+        if "tag" in edit.changed and await queries.tag_taken(
             conn, ref.repo_id, edit.fields.tag, other_than=release_id
         ):
-            raise _tag_conflict(edit.fields.tag)
+            raise TagTaken(edit.fields.tag)
         try:
-            await publish_db.update_release(conn, release_id, edit.fields)
+            await queries.update_release(conn, release_id, edit.fields)
         except asyncpg.UniqueViolationError:  # a racing writer took the tag meanwhile
-            raise _tag_conflict(edit.fields.tag) from None
-        after = await db.release_by_id(conn, ref.repo_id, release_id)
+            raise TagTaken(edit.fields.tag) from None
+        after = await release_by_id(conn, ref.repo_id, release_id)
         assert after is not None
         await events.release_updated(conn, ctx, before, after, edit.changed)
     _changed(app, ref)
@@ -125,7 +127,7 @@ async def delete_release(
     async with _transaction(app) as conn:
         ctx = await _context(conn, ref, actor_id)
         release = await _locked_release(conn, ref, release_id)
-        await publish_db.delete_release(conn, release.id)
+        await queries.delete_release(conn, release.id)
         await events.release_deleted(conn, ctx, release)
     _changed(app, ref)
     await collect_garbage(app, {asset.sha256 for asset in release.assets})
@@ -147,7 +149,7 @@ async def attach_asset(
         async with _transaction(app) as conn:
             ctx = await _context(conn, ref, actor_id)
             release = await _locked_release(conn, ref, release_id)
-            await publish_db.lock_blobs(conn)
+            await queries.lock_blobs(conn)
             blob = await asyncio.to_thread(writer.commit)
             new = NewAsset(
                 release.id,
@@ -160,9 +162,9 @@ async def attach_asset(
                 actor_id,
             )
             try:
-                asset = await publish_db.insert_asset(conn, new)
+                asset = await queries.insert_asset(conn, new)
             except asyncpg.UniqueViolationError:  # the same name, uploaded concurrently
-                raise duplicate_asset(name) from None
+                raise AssetNameTaken(name) from None
             await events.asset_uploaded(conn, ctx, release, asset)
     except BaseException:
         if blob is None:
@@ -174,17 +176,13 @@ async def attach_asset(
     return release, asset, blob
 
 
-def duplicate_asset(name: str) -> Conflict:
-    return Conflict(f"Asset named {name} already exists on this release")
-
-
 async def delete_asset(
     app: web.Application, ref: RepoRef, actor_id: int, release_id: int, asset_id: int
 ) -> None:
     async with _transaction(app) as conn:
         ctx = await _context(conn, ref, actor_id)
         release = await _locked_release(conn, ref, release_id)
-        asset = await publish_db.delete_asset(conn, release.id, asset_id)
+        asset = await queries.delete_asset(conn, release.id, asset_id)
         if asset is None:
             raise AssetNotFound()
         await events.asset_deleted(conn, ctx, release, asset)
@@ -201,9 +199,9 @@ async def collect_garbage(app: web.Application, digests: Iterable[str]) -> None:
     storage = app[STORAGE]
     try:
         async with _transaction(app) as conn:
-            await publish_db.lock_blobs(conn)
+            await queries.lock_blobs(conn)
             for digest in digests:
-                if not await publish_db.blob_referenced(conn, digest):
+                if not await queries.blob_referenced(conn, digest):
                     path = storage.path_of(digest)
                     with contextlib.suppress(FileNotFoundError):
                         await asyncio.to_thread(path.unlink)

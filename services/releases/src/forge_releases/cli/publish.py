@@ -1,10 +1,11 @@
 """`forge release publish OWNER/REPO TAG FILE... [--title T] [--notes-file F] [--draft]
-[--prerelease]` (DESIGN §3): publishes through the HTTP API at FORGE_URL with FORGE_TOKEN.
+[--prerelease]` (docs/cli-and-world.md): publishes through the HTTP API at FORGE_URL with
+FORGE_TOKEN.
 
-Registered through `Service.add_commands`; the handler gets the environment as a mapping (the CLI
-entry point is the only reader of `os.environ`). Exit status 0 on success, 1 with a one-line
-`forge: ...` message on stderr otherwise (bad token, missing repository, unreachable server,
-missing file, a file that clashes with an existing asset).
+The handler gets the environment as a mapping (the CLI entry point is the only reader of
+`os.environ`). Exit status 0 on success, 1 with a one-line `forge: ...` message on stderr
+otherwise (bad token, missing repository, unreachable server, missing file, a file that clashes
+with an existing asset).
 """
 
 from __future__ import annotations
@@ -14,32 +15,13 @@ import asyncio
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import aiohttp
 
-from .publish_client import TIMEOUT, Publisher, PublishError, Request
+from .client import TIMEOUT, Publisher, PublishError, Request
 
 DEFAULT_URL = "http://localhost:8080/"  # where `make run` serves
-
-
-def add_commands(commands: Any) -> None:
-    """Adds `release publish` to the `forge` command's subcommands."""
-    release = commands.add_parser("release", help="publish releases through the HTTP API")
-    actions = release.add_subparsers(dest="release_command", required=True)
-    publish = actions.add_parser(
-        "publish",
-        help="create the release if needed and upload the files that are missing (re-runnable)",
-        description="Uses FORGE_URL (default http://localhost:8080/) and FORGE_TOKEN.",
-    )
-    publish.add_argument("repository", metavar="OWNER/REPO")
-    publish.add_argument("tag", metavar="TAG")
-    publish.add_argument("files", metavar="FILE", nargs="+", type=Path)
-    publish.add_argument("--title", help="release title (default: the tag)")
-    publish.add_argument("--notes-file", type=Path, help="file holding the release notes")
-    publish.add_argument("--draft", action="store_true", help="keep the release a draft")
-    publish.add_argument("--prerelease", action="store_true", help="mark it a prerelease")
-    publish.set_defaults(handler=run)
 
 
 def _request(args: argparse.Namespace, env: Mapping[str, str]) -> Request:

@@ -1,4 +1,5 @@
-"""Repository resolution for every release endpoint and download (SPEC Authentication 1-6).
+"""Repository resolution for every release endpoint and download (docs/access.md
+"Authentication rules" 1-6).
 
 In order: the owner by name (404), the repository under it (404), then access through
 `forge_common.access` with `release_api=True`: public repositories and private ones with a public
@@ -22,10 +23,10 @@ from forge_common.auth import viewer_of
 from forge_common.errors import AuthTokenMissing
 from forge_common.keys import DB_POOL
 
+from ..errors import RepoNotFound
+from ..keys import RELEASE_CACHE
+from ..models import RepoRef, Resolved
 from .cache import MISSING, RepoEntry
-from .errors import RepoNotFound
-from .keys import RELEASE_CACHE
-from .models import RepoRef, Resolved
 
 # The shapes core accepts for names; anything else cannot exist, so it is 404 without a query.
 _OWNER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,38}$")

@@ -1,24 +1,20 @@
-"""The update check (SPEC "Update check rules", GET .../releases/update) as pure functions.
-
-`decide_update` picks the release and asset; `prepare_answer` turns that into the exact bytes
-sent, so the handler can keep them in the cache and serve a repeated check without recomputing.
+"""The update check's choice (docs/releases.md "Update check rules", GET .../releases/update) as
+pure functions of the candidate releases and the query: `decide_update` picks the release and the
+asset, or none. Nothing here builds a response: update_answer.py turns the choice into the bytes
+sent.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import semver
-from aiohttp import hdrs, web
-from forge_common.render import dumps, rfc3339
 
-from .httpcache import cache_headers, etag_of, none_match
-from .models import Asset, Release
-from .urls import download_url
+from ..models import Asset, Release
 
-# SPEC asset suffix table, verbatim: (platform values, arm64 patterns, any-other-arch patterns).
+# The asset suffix table of docs/releases.md, verbatim:
+# (platform values, arm64 patterns, any-other-arch patterns).
 _DARWIN = (
     ("arm64.zip", "darwin-arm64.zip", "macos-arm64.zip", "osx-arm64.zip", "universal.zip", ".zip"),
     (
@@ -72,40 +68,13 @@ class UpdateQuery:
     channel: str
 
 
-@dataclass(frozen=True, slots=True)
-class Answer:
-    """What the update check sends: 204 (body empty) or 200 with these exact bytes, with the
-    headers for public and for private data prepared once."""
-
-    status: int
-    body: bytes = b""
-    etag: str = ""
-    public_headers: dict[str, str] = field(init=False)
-    private_headers: dict[str, str] = field(init=False)
-
-    def __post_init__(self) -> None:
-        extra = {"ETag": self.etag, "Content-Type": "application/json"} if self.body else {}
-        object.__setattr__(self, "public_headers", {**cache_headers(True), **extra})
-        object.__setattr__(self, "private_headers", {**cache_headers(False), **extra})
-
-    def respond(self, request: web.Request, public: bool) -> web.Response:
-        headers = self.public_headers if public else self.private_headers
-        if self.etag and hdrs.IF_NONE_MATCH in request.headers and none_match(request, self.etag):
-            return web.Response(
-                status=304, headers={k: v for k, v in headers.items() if k != "Content-Type"}
-            )
-        return web.Response(status=self.status, body=self.body or None, headers=headers)
-
-
-NO_UPDATE = Answer(204)
-
-
 class BadVersion(ValueError):
     """Rule 1: the requested version is not a semantic version."""
 
 
 def parse_version(text: str) -> semver.Version | None:
-    """Strict SemVer 2.0 after removing one leading `v` (DESIGN §5); None when it does not parse."""
+    """Strict SemVer 2.0 after removing one leading `v` (docs/releases.md); None when it does not
+    parse."""
     try:
         return semver.Version.parse(text.removeprefix("v"))
     except (ValueError, TypeError):
@@ -163,44 +132,3 @@ def decide_update(
         return None
     asset = match_asset(release.assets, query.platform, query.arch)
     return (release, asset) if asset is not None else None
-
-
-def update_body(
-    app_url: str, owner: str, repo: str, release: Release, asset: Asset, platform: str
-) -> dict[str, Any]:
-    """Rules 8-9: the AppUpdateResponse; `mandatory` and empty platform members are omitted."""
-    info: dict[str, Any] = {}
-    if platform in WINDOWS_PLATFORMS:
-        releases_file, nupkg = windows_urls(release.assets)
-        if releases_file is not None:
-            info["releases_url"] = download_url(
-                app_url, owner, repo, release.tag, releases_file.name
-            )
-        if nupkg is not None:
-            info["nupkg_url"] = download_url(app_url, owner, repo, release.tag, nupkg.name)
-    if asset.size:
-        info["size"] = asset.size
-    return {
-        "url": download_url(app_url, owner, repo, release.tag, asset.name),
-        "name": release.tag,
-        "notes": release.note,
-        "pub_date": rfc3339(release.created_at),
-        "platform": info,
-    }
-
-
-def prepare_answer(
-    app_url: str,
-    owner: str,
-    repo: str,
-    stable: Sequence[Release],
-    everything: Sequence[Release],
-    query: UpdateQuery,
-) -> Answer:
-    """The whole check, down to the bytes sent. Raises BadVersion."""
-    found = decide_update(stable, everything, query)
-    if found is None:
-        return NO_UPDATE
-    release, asset = found
-    body = dumps(update_body(app_url, owner, repo, release, asset, query.platform))
-    return Answer(200, body, etag_of(body))

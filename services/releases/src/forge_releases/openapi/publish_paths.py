@@ -1,10 +1,10 @@
-"""The publishing (write) side of the OpenAPI document; its handlers are publish_handlers.py."""
+"""The publishing (write) side of the OpenAPI document; publish/handlers.py serves it."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .openapi_parts import RELEASE_REF, error, json_content, operation, query
+from .parts import POSITIVE_ID, RELEASE_REF, error, json_content, operation, path, query
 
 _WRITE_ERRORS = {
     "400": error("ValInvalidInput: malformed JSON or multipart body"),
@@ -27,16 +27,10 @@ _RELEASE_OPTION = {
     },
 }
 _ATTACHMENT_REF = {"$ref": "#/components/schemas/Attachment"}
-_RELEASE_ID = {
-    "name": "release_id",
-    "in": "path",
-    "required": True,
-    "schema": {"type": "integer", "minimum": 1},
-}
+_RELEASE_ID = path("release_id", POSITIVE_ID)
 
 
-def write_paths(base: str) -> dict[str, Any]:
-    """The publishing (write) side; its handlers live in publish_handlers.py."""
+def publish_paths(base: str) -> dict[str, Any]:
     body = {"required": True, "content": {"application/json": {"schema": _RELEASE_OPTION}}}
     created = json_content(
         "The release", RELEASE_REF, headers={"Location": {"schema": {"type": "string"}}}
@@ -127,12 +121,7 @@ def write_paths(base: str) -> dict[str, Any]:
                     "Delete an attached file",
                     [
                         _RELEASE_ID,
-                        {
-                            "name": "asset_id",
-                            "in": "path",
-                            "required": True,
-                            "schema": {"type": "integer", "minimum": 1},
-                        },
+                        path("asset_id", POSITIVE_ID),
                     ],
                     {"204": {"description": "Deleted"}, **_WRITE_ERRORS},
                 ),

@@ -1,14 +1,8 @@
-"""Asset downloads at the address the API hands out (SPEC Attachment.DownloadURL):
-
-    GET /{owner}/{repo}/releases/download/{tag}/{name}
-    GET /{owner}/{repo}/releases/latest/download/{name}   (latest stable release: a fixed
-                                                           Squirrel.Windows feed address)
-
-Same access rules as the API (resolve.py). The file is streamed from storage, never read whole,
-with Content-Type, Content-Length, ETag (the SHA-256), Last-Modified, one `Range` (206, 416) and
-`If-None-Match` / `If-Modified-Since` (304). A name not found exactly is looked up
-case-insensitively, since Squirrel.Windows retries a failed download lower-cased. Each completed
-full download is counted once (counter.py).
+"""Sending one asset's file from storage: streamed, never read whole, with Content-Type,
+Content-Length, ETag (the SHA-256), Last-Modified, one `Range` (206, 416) and `If-None-Match` /
+`If-Modified-Since` (304). A name not found exactly is looked up case-insensitively, since
+Squirrel.Windows retries a failed download lower-cased. Each completed full download is counted
+once (counter.py).
 """
 
 from __future__ import annotations
@@ -21,27 +15,17 @@ from typing import BinaryIO
 from urllib.parse import quote
 
 from aiohttp import web
-from forge_common.keys import DB_POOL
 from forge_common.middleware import stamp_headers
 
-from . import db
-from .candidates import repo_releases
-from .errors import AssetNotFound, ReleaseNotFound
-from .handlers import DRAFT_READERS
-from .httpcache import cache_headers, none_match
-from .keys import DOWNLOAD_COUNTER, STORAGE
-from .models import Asset, Release
-from .params import storable_tag
+from ..errors import AssetNotFound
+from ..httpcache import cache_headers, none_match
+from ..keys import DOWNLOAD_COUNTER, STORAGE
+from ..models import Asset, Release
 from .ranges import ByteRange, Unsatisfiable, parse_range
-from .resolve import resolve
 
 log = logging.getLogger(__name__)
 
 CHUNK_SIZE = 256 * 1024
-
-
-def _bad_name(name: str) -> bool:
-    return not name or "/" in name or ".." in name or "\x00" in name
 
 
 def find_asset(assets: Sequence[Asset], name: str) -> Asset | None:
@@ -54,31 +38,6 @@ def find_asset(assets: Sequence[Asset], name: str) -> Asset | None:
         if asset.name.lower() == lowered:
             return asset
     return None
-
-
-async def download(request: web.Request) -> web.StreamResponse:
-    name = request.match_info["name"]
-    if _bad_name(name):
-        raise AssetNotFound()
-    resolved = await resolve(request)
-    tag = request.match_info["tag"]
-    release = None
-    if storable_tag(tag):
-        release = await db.release_by_download_tag(request.app[DB_POOL], resolved.ref.repo_id, tag)
-    if release is None or (release.draft and resolved.access < DRAFT_READERS):
-        raise ReleaseNotFound()
-    return await _serve(request, release, name, resolved.public and not release.draft)
-
-
-async def latest_download(request: web.Request) -> web.StreamResponse:
-    name = request.match_info["name"]
-    if _bad_name(name):
-        raise AssetNotFound()
-    resolved = await resolve(request)
-    stable = (await repo_releases(request.app, resolved.ref.repo_id)).stable
-    if not stable:
-        raise ReleaseNotFound()
-    return await _serve(request, stable[0], name, resolved.public)
 
 
 def _disposition(name: str) -> str:
@@ -115,9 +74,11 @@ def _wanted_range(request: web.Request, etag: str, last_modified: str, size: int
     return parse_range(header, size)
 
 
-async def _serve(
+async def serve_asset(
     request: web.Request, release: Release, name: str, public: bool
 ) -> web.StreamResponse:
+    """The file of `release`'s asset `name` (AssetNotFound when there is none): 200, 206, 304 or
+    416; `public` chooses the caching headers."""
     asset = find_asset(release.assets, name)
     if asset is None:
         raise AssetNotFound()

@@ -1,12 +1,12 @@
-"""Release and attachment JSON with the wire names of DESIGN §4 (Gitea's)."""
+"""Release and attachment JSON with the wire names of docs/http.md (Gitea's)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .counter import DownloadCounter
-from .models import Asset, Release, RepoRef
-from .urls import archive_url, download_url, release_page_url
+from ..counter import DownloadCounter
+from ..models import Asset, Release, RepoRef
+from ..urls import archive_url, download_url, release_page_url
 
 
 def attachment(
@@ -39,6 +39,6 @@ def release(app_url: str, ref: RepoRef, rel: Release, counter: DownloadCounter) 
         "draft": rel.draft,
         "prerelease": rel.prerelease,
         "created_at": rel.created_at,
-        "published_at": rel.created_at,  # SPEC: always equals the creation time
+        "published_at": rel.created_at,  # docs/releases.md: always the creation time
         "assets": [attachment(app_url, ref, rel.tag, a, counter) for a in rel.assets],
     }

@@ -1,7 +1,7 @@
 """Write-side queries of the release API: plain async functions with inline SQL.
 
 Every function runs on the caller's connection, inside the caller's transaction, so the change and
-its outbox event commit together. Reads that return models reuse the read side (db.py).
+its outbox event commit together. Reads that return models reuse the read side (read/queries.py).
 
 Asset files are shared by content (storage.py): a transaction-scoped advisory lock (`lock_blobs`)
 orders "move the file into place and insert the row" against "no row references the file any
@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import db
-from .models import Asset, Release
+from ..models import Asset, Release
+from ..read.queries import release_by_id
 
 if TYPE_CHECKING:
     import asyncpg
@@ -98,7 +98,7 @@ async def insert_release(
     )
     if row is None:
         return None
-    return await db.release_by_id(conn, repo_id, row["id"])
+    return await release_by_id(conn, repo_id, row["id"])
 
 
 async def lock_release(conn: Conn, repo_id: int, release_id: int) -> Release | None:
@@ -111,7 +111,7 @@ async def lock_release(conn: Conn, repo_id: int, release_id: int) -> Release | N
     )
     if locked is None:
         return None
-    return await db.release_by_id(conn, repo_id, release_id)
+    return await release_by_id(conn, repo_id, release_id)
 
 
 async def tag_taken(conn: Conn, repo_id: int, tag: str, *, other_than: int) -> bool:

@@ -1,5 +1,5 @@
-"""The `release.*` events (DESIGN §6, payloads as agreed in proto/plugin/v1/EVENTS.md), written to
-the outbox in the transaction of the change they describe.
+"""The `release.*` events (docs/events.md, payloads as agreed in proto/plugin/v1/EVENTS.md), written
+to the outbox in the transaction of the change they describe.
 
 Every payload: repo_id, owner, repo, full_name, release_id, tag, title, draft, prerelease and
 actor_id; `release.updated` adds `changed` (names among title, note, tag, target, draft,
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from forge_common.outbox import Event, emit
 
-from .models import Asset, Release, RepoRef
+from ..models import Asset, Release, RepoRef
 
 if TYPE_CHECKING:
     import asyncpg

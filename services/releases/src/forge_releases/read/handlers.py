@@ -1,26 +1,24 @@
-"""Handlers of the version-2 release API (read side): parse, call, render."""
+"""Handlers of list, get and latest (docs/releases.md list, get and latest rules): parse, query,
+render; the update check has its own module (update_check.py)."""
 
 from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from aiohttp import hdrs, web
+from aiohttp import web
 from forge_common.access import Access
-from forge_common.errors import InvalidInput
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.render import dumps
 
-from . import db, render
-from .cache import RepoEntry
-from .candidates import repo_releases
-from .errors import NoReleasesFound, ReleaseNotFound
-from .httpcache import cache_headers, etag_of, none_match, not_modified
-from .keys import DOWNLOAD_COUNTER, RELEASE_CACHE
-from .models import Release, Resolved
+from ..errors import NoReleasesFound, ReleaseNotFound
+from ..httpcache import cache_headers, etag_of, none_match, not_modified
+from ..keys import DOWNLOAD_COUNTER
+from ..models import Release, Resolved
+from ..urls import api_releases_url
+from . import queries, render
 from .params import Page, flag, page_of, release_id_of, storable_tag
 from .resolve import resolve
-from .update import STABLE, BadVersion, UpdateQuery, prepare_answer
-from .urls import api_releases_url
+from .update import STABLE
 
 # Who sees drafts: list rule 4 says administrators (`drafts=true`); a draft fetched by id or tag
 # is shown to whoever may publish releases (write), so a publisher can read back a draft.
@@ -71,10 +69,10 @@ async def list_releases(request: web.Request) -> web.Response:
     drafts = flag(query, "drafts") and resolved.access >= DRAFT_LISTERS
     pool = request.app[DB_POOL]
     repo_id = resolved.ref.repo_id
-    total = await db.count_releases(pool, repo_id, prereleases=prereleases, drafts=drafts)
+    total = await queries.count_releases(pool, repo_id, prereleases=prereleases, drafts=drafts)
     releases = []
     if page.reachable and page.offset < total:
-        releases = await db.list_releases(
+        releases = await queries.list_releases(
             pool,
             repo_id,
             prereleases=prereleases,
@@ -103,9 +101,9 @@ async def get_release(request: web.Request) -> web.Response:
     release_id = release_id_of(value)
     pool = request.app[DB_POOL]
     if release_id is not None:
-        release = await db.release_by_id(pool, resolved.ref.repo_id, release_id)
+        release = await queries.release_by_id(pool, resolved.ref.repo_id, release_id)
     else:
-        release = await db.release_by_tag(pool, resolved.ref.repo_id, value)
+        release = await queries.release_by_tag(pool, resolved.ref.repo_id, value)
     if release is None or (release.draft and resolved.access < DRAFT_READERS):
         raise ReleaseNotFound()
     return _json(
@@ -117,58 +115,9 @@ async def latest_release(request: web.Request) -> web.Response:
     """GET .../releases/latest: the first release of the channel in list order (latest rules)."""
     resolved = await resolve(request)
     channel = request.query.get("channel") or STABLE
-    release = await db.latest_release(
+    release = await queries.latest_release(
         request.app[DB_POOL], resolved.ref.repo_id, prereleases=channel != STABLE
     )
     if release is None:
         raise NoReleasesFound()
     return _json(request, _render(request, resolved, release), resolved.public)
-
-
-def _cached_answer(request: web.Request) -> web.Response | None:
-    """The hot path, with no await and no query: an anonymous check of public data whose
-    repository and answer are both cached. None: take the full path."""
-    # The auth middleware sets a viewer exactly when this header is present; testing the header
-    # is cheaper than the request-state lookup, which raises KeyError for anonymous callers.
-    if hdrs.AUTHORIZATION in request.headers:
-        return None
-    cache = request.app[RELEASE_CACHE]
-    match = request.match_info
-    entry = cache.get_name((match["owner"], match["repo"]))
-    if not isinstance(entry, RepoEntry) or entry.for_anonymous is None:
-        return None
-    releases = cache.get_repo(entry.ref.repo_id)
-    if releases is None:
-        return None
-    answer = releases.answers.get(request.rel_url.raw_query_string)
-    return answer.respond(request, True) if answer is not None else None
-
-
-async def update_check(request: web.Request) -> web.Response:
-    """GET .../releases/update (update rules 1-9): the hot path. A repeated check of a cached
-    repository is answered from prepared bytes, found by the raw query string, without any
-    query (anonymous caller, public data)."""
-    if (cached := _cached_answer(request)) is not None:
-        return cached
-    resolved = await resolve(request)
-    releases = await repo_releases(request.app, resolved.ref.repo_id)
-    raw_query = request.rel_url.raw_query_string
-    answer = releases.answers.get(raw_query)
-    if answer is None:
-        settings = request.app[SETTINGS]
-        query = request.query
-        check = UpdateQuery(
-            version=query.get("version", ""),
-            platform=query.get("platform") or settings.server_os,
-            arch=query.get("arch") or settings.server_arch,
-            channel=query.get("channel") or STABLE,
-        )
-        ref = resolved.ref
-        try:
-            answer = prepare_answer(
-                settings.app_url, ref.owner, ref.name, releases.stable, releases.everything, check
-            )
-        except BadVersion:
-            raise InvalidInput(f"Invalid version format: {check.version}") from None
-        request.app[RELEASE_CACHE].remember_answer(releases, raw_query, answer)
-    return answer.respond(request, resolved.public)

@@ -1,6 +1,6 @@
 """Read-side queries: plain async functions with inline SQL returning frozen models.
 
-Every list is in DESIGN §4 order (created_at desc, then id desc); bare tags are never releases.
+Every list is in docs/http.md order (created_at desc, then id desc); bare tags are never releases.
 """
 
 from __future__ import annotations
@@ -8,14 +8,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .models import Asset, Release
+from ..models import Asset, Release
 
 if TYPE_CHECKING:
     import asyncpg
 
     Queryable = asyncpg.Connection[Any] | asyncpg.Pool
 
-CANDIDATE_LIMIT = 50  # SPEC Limits: releases examined by the update check
+CANDIDATE_LIMIT = 50  # docs/http.md Limits: releases examined by the update check
 
 _RELEASE_COLUMNS = "id, repo_id, tag, target, title, note, draft, prerelease, created_at"
 _ASSET_COLUMNS = (
@@ -99,8 +99,8 @@ async def latest_release(db: Queryable, repo_id: int, *, prereleases: bool) -> R
 
 
 async def candidates(db: Queryable, repo_id: int) -> tuple[list[Release], list[Release]]:
-    """Update-check candidates (SPEC update rule 3): the first 50 published releases, and the
-    first 50 that are also not prereleases (channel `stable`), fetched together."""
+    """Update-check candidates (docs/releases.md update rule 3): the first 50 published releases,
+    and the first 50 that are also not prereleases (channel `stable`), fetched together."""
     rows = await db.fetch(
         f"""SELECT {_RELEASE_COLUMNS} FROM (
                 (SELECT {_RELEASE_COLUMNS} FROM releases.releases

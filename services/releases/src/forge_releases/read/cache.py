@@ -21,8 +21,8 @@ from enum import Enum
 
 from forge_common.access import Access
 
-from .models import Release, RepoRef, Resolved
-from .update import Answer
+from ..models import Release, RepoRef, Resolved
+from .update_answer import Answer
 
 
 class _Missing(Enum):

@@ -1,4 +1,4 @@
-"""Handlers of the publishing API (version 2, write side): parse, call publish.py, render.
+"""Handlers of the publishing API (version 2, write side): parse, call writes.py, render.
 
     POST   /api/v2/repos/{owner}/{repo}/releases                          201 release
     PATCH  .../releases/{release_id}                                      200 release
@@ -6,7 +6,7 @@
     POST   .../releases/{release_id}/assets?name=FILE  (raw or multipart) 201 attachment
     DELETE .../releases/{release_id}/assets/{asset_id}                    204
 
-Access: the repository is resolved as on the read side (resolve.py), so whoever cannot read a
+Access: the repository is resolved as on the read side (read/resolve.py), so whoever cannot read a
 private repository gets 404 and learns nothing; then anonymous callers get 401
 AuthTokenMissing, and signed-in callers without write access (admin for deleting a release) 403.
 """
@@ -20,24 +20,28 @@ from aiohttp.http_exceptions import BadHttpMessage
 from forge_common.access import Access
 from forge_common.auth import Viewer, viewer_of
 from forge_common.body import read_json_object
-from forge_common.errors import (
-    AuthTokenMissing,
-    InvalidInput,
-    PermissionDenied,
-    ServiceUnavailable,
-)
+from forge_common.errors import AuthTokenMissing
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.render import json_response
 
-from . import db, publish, render
-from .errors import AssetNotFound, ReleaseNotFound
-from .keys import DOWNLOAD_COUNTER, STORAGE
-from .models import Release, RepoRef
-from .params import release_id_of
-from .publish_input import asset_name, new_release
-from .resolve import resolve
+from ..errors import (
+    AssetNameTaken,
+    AssetNotFound,
+    MalformedBody,
+    NoPublishAccess,
+    ReleaseNotFound,
+    StorageFailed,
+)
+from ..keys import DOWNLOAD_COUNTER, STORAGE
+from ..models import Release, RepoRef
+from ..read import render
+from ..read.params import release_id_of
+from ..read.queries import release_by_id
+from ..read.resolve import resolve
+from ..urls import api_releases_url
+from . import writes
+from .input import asset_name, new_release
 from .uploads import check_declared_length, content_type_of, open_upload, receive
-from .urls import api_releases_url
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +54,7 @@ async def _publisher(request: web.Request, need: Access = Access.WRITE) -> tuple
     if viewer is None:
         raise AuthTokenMissing()
     if resolved.access < need:
-        what = "administer" if need >= Access.ADMIN else "publish releases of"
-        raise PermissionDenied(f"You do not have permission to {what} this repository")
+        raise NoPublishAccess(need)
     return resolved.ref, viewer
 
 
@@ -84,7 +87,7 @@ def _release_response(
 async def create_release(request: web.Request) -> web.Response:
     ref, viewer = await _publisher(request)
     fields = new_release(await read_json_object(request))
-    release = await publish.create_release(request.app, ref, viewer.id, fields)
+    release = await writes.create_release(request.app, ref, viewer.id, fields)
     return _release_response(request, ref, release, 201)
 
 
@@ -92,13 +95,13 @@ async def update_release(request: web.Request) -> web.Response:
     ref, viewer = await _publisher(request)
     release_id = _release_id(request)
     data = await read_json_object(request)
-    release = await publish.update_release(request.app, ref, viewer.id, release_id, data)
+    release = await writes.update_release(request.app, ref, viewer.id, release_id, data)
     return _release_response(request, ref, release)
 
 
 async def delete_release(request: web.Request) -> web.Response:
     ref, viewer = await _publisher(request, Access.ADMIN)
-    await publish.delete_release(request.app, ref, viewer.id, _release_id(request))
+    await writes.delete_release(request.app, ref, viewer.id, _release_id(request))
     return web.Response(status=204)
 
 
@@ -118,7 +121,7 @@ async def _send_continue(request: web.Request) -> None:
 
 def _check_name_free(release: Release, name: str) -> None:
     if any(asset.name == name for asset in release.assets):
-        raise publish.duplicate_asset(name)
+        raise AssetNameTaken(name)
 
 
 async def upload_asset(request: web.Request) -> web.Response:
@@ -127,10 +130,10 @@ async def upload_asset(request: web.Request) -> web.Response:
     release_id = _release_id(request)
     limit = request.app[SETTINGS].max_upload_bytes
     check_declared_length(request, limit)
-    release = await db.release_by_id(request.app[DB_POOL], ref.repo_id, release_id)
+    release = await release_by_id(request.app[DB_POOL], ref.repo_id, release_id)
     if release is None:
         raise ReleaseNotFound()
-    await publish.check_writable(request.app, ref)  # before streaming, not only after
+    await writes.check_writable(request.app, ref)  # before streaming, not only after
     if "name" in request.query:  # a multipart file name is known only after `100 Continue`
         _check_name_free(release, asset_name(request.query["name"]))
     await _send_continue(request)
@@ -139,7 +142,7 @@ async def upload_asset(request: web.Request) -> web.Response:
     _check_name_free(release, name)
     try:
         writer = await receive(upload, request.app[STORAGE], limit)
-        release, asset, blob = await publish.attach_asset(
+        release, asset, blob = await writes.attach_asset(
             request.app,
             ref,
             viewer.id,
@@ -149,13 +152,12 @@ async def upload_asset(request: web.Request) -> web.Response:
             writer,
         )
     except BadHttpMessage:
-        raise InvalidInput("Malformed request body") from None
+        raise MalformedBody() from None
     except ConnectionResetError:
         raise  # the client went away: nobody to answer
     except OSError:
-        # a full or failing disk: nothing was recorded, and the client may retry later
         log.exception("storing an upload for %s/%s failed", ref.owner, ref.name)
-        raise ServiceUnavailable("The file could not be stored; try again later") from None
+        raise StorageFailed() from None
     app_url = request.app[SETTINGS].app_url
     data = render.attachment(app_url, ref, release.tag, asset, request.app[DOWNLOAD_COUNTER])
     # beyond the read side's attachment: the digest, so a publisher can skip identical files
@@ -166,5 +168,5 @@ async def upload_asset(request: web.Request) -> web.Response:
 async def delete_asset(request: web.Request) -> web.Response:
     ref, viewer = await _publisher(request)
     release_id, asset_id = _release_id(request), _asset_id(request)
-    await publish.delete_asset(request.app, ref, viewer.id, release_id, asset_id)
+    await writes.delete_asset(request.app, ref, viewer.id, release_id, asset_id)
     return web.Response(status=204)

@@ -1,17 +1,17 @@
-"""Pieces of the OpenAPI document shared by the read side (openapi_doc.py) and the write side
-(openapi_write.py): parameters, response helpers and common responses."""
+"""Pieces of the OpenAPI document shared by its read, download and publishing paths: parameters,
+response helpers and common responses."""
 
 from __future__ import annotations
 
 from typing import Any
 
+BASE = "/api/v2/repos/{owner}/{repo}/releases"
 TIME = {"type": "string", "format": "date-time", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$"}
-OWNER = {"name": "owner", "in": "path", "required": True, "schema": {"type": "string"}}
-REPO = {"name": "repo", "in": "path", "required": True, "schema": {"type": "string"}}
 AUTH_NOTE = (
-    "Access follows SPEC Authentication: public repositories and private ones with public landing "
-    "or public releases are readable by anyone; otherwise 401 AuthTokenMissing for anonymous "
-    "callers and 404 RepoNotFound for signed-in callers without access."
+    "Access follows the authentication rules of docs/access.md: public repositories and private "
+    "ones with public landing or public releases are readable by anyone; otherwise 401 "
+    "AuthTokenMissing for anonymous callers and 404 RepoNotFound for signed-in callers without "
+    "access."
 )
 
 
@@ -30,6 +30,15 @@ def json_content(description: str, schema: dict[str, Any], **extra: Any) -> dict
     }
 
 
+def path(name: str, schema: dict[str, Any] | None = None, description: str = "") -> dict[str, Any]:
+    """A path parameter (a string unless `schema` says otherwise)."""
+    param = {"name": name, "in": "path", "required": True, "schema": schema or {"type": "string"}}
+    return {**param, "description": description} if description else param
+
+
+OWNER = path("owner")
+REPO = path("repo")
+POSITIVE_ID = {"type": "integer", "minimum": 1}
 RELEASE_REF = {"$ref": "#/components/schemas/Release"}
 NOT_MODIFIED = {"description": "Not modified (If-None-Match matched the ETag)"}
 ACCESS_ERRORS = {

@@ -1,5 +1,5 @@
 """Query parameters of the release endpoints: bad values fall back to defaults, unknown ones are
-ignored (SPEC list rules 1-3, update rule 2)."""
+ignored (docs/releases.md list rules 1-3, update rule 2)."""
 
 from __future__ import annotations
 

@@ -6,16 +6,16 @@ names.py is 422; text PostgreSQL cannot store (NUL, unpaired surrogates) is 422,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from forge_common.body import optional_bool, optional_str
-from forge_common.errors import Unprocessable
 
-from .models import Release
+from ..errors import InvalidField
+from ..models import Release
 from .names import asset_name_problem, tag_problem
-from .publish_db import ReleaseFields
+from .queries import ReleaseFields
 
 MAX_TITLE = 255
 MAX_TARGET = 255
@@ -28,13 +28,13 @@ _FLAGS = {"draft": "draft", "prerelease": "prerelease"}
 
 def _storable(value: str, field: str, limit: int) -> str:
     if "\x00" in value:
-        raise Unprocessable(f"{field} must not contain NUL characters", field=field)
+        raise InvalidField(field, "must not contain NUL characters")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise Unprocessable(f"{field} must be valid Unicode text", field=field) from None
+        raise InvalidField(field, "must be valid Unicode text") from None
     if len(value) > limit:
-        raise Unprocessable(f"{field} must be at most {limit} characters", field=field)
+        raise InvalidField(field, f"must be at most {limit} characters")
     return value
 
 
@@ -42,15 +42,22 @@ def _storable(value: str, field: str, limit: int) -> str:
 _DOT_SEGMENTS = frozenset({".", ".."})
 
 
-def _tag(value: str | None) -> str:
+def _checked_name(
+    value: str | None, field: str, problem_of: Callable[[str], str | None], missing: str
+) -> str:
+    """A tag or asset name: present, within names.py's rules, not a dot segment, storable."""
     if value is None:
-        raise Unprocessable("tag_name is required", field="tag_name")
-    problem = tag_problem(value)
+        raise InvalidField(field, missing)
+    problem = problem_of(value)
     if problem is None and value in _DOT_SEGMENTS:
         problem = "must not be '.' or '..'"
     if problem is not None:
-        raise Unprocessable(f"tag_name {problem}", field="tag_name")
-    return _storable(value, "tag_name", 255)
+        raise InvalidField(field, problem)
+    return _storable(value, field, 255)
+
+
+def _tag(value: str | None) -> str:
+    return _checked_name(value, "tag_name", tag_problem, "is required")
 
 
 def _text(data: Mapping[str, Any], field: str) -> str | None:
@@ -106,11 +113,4 @@ def edit_release(data: Mapping[str, Any], current: Release) -> Edit:
 
 def asset_name(value: str | None) -> str:
     """The `name` of an upload (query parameter, else the multipart file name)."""
-    if value is None:
-        raise Unprocessable("name is required (?name=FILE)", field="name")
-    problem = asset_name_problem(value)
-    if problem is None and value in _DOT_SEGMENTS:
-        problem = "must not be '.' or '..'"
-    if problem is not None:
-        raise Unprocessable(f"name {problem}", field="name")
-    return _storable(value, "name", 255)
+    return _checked_name(value, "name", asset_name_problem, "is required (?name=FILE)")

@@ -5,9 +5,9 @@ from __future__ import annotations
 from aiohttp import web
 from forge_common.keys import DB_POOL
 
-from . import db
+from ..keys import RELEASE_CACHE
+from . import queries
 from .cache import RepoReleases
-from .keys import RELEASE_CACHE
 
 
 async def repo_releases(app: web.Application, repo_id: int) -> RepoReleases:
@@ -16,7 +16,7 @@ async def repo_releases(app: web.Application, repo_id: int) -> RepoReleases:
     if cached is not None:
         return cached
     token = cache.token()
-    stable, everything = await db.candidates(app[DB_POOL], repo_id)
+    stable, everything = await queries.candidates(app[DB_POOL], repo_id)
     loaded = RepoReleases(tuple(stable), tuple(everything))
     cache.put_repo(repo_id, loaded, token)
     return loaded

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import mimetypes
 import re
 import time
@@ -22,18 +21,20 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 from aiohttp import BodyPartReader, MultipartReader, web
-from forge_common.errors import ApiError, InvalidInput, PayloadTooLarge, Unprocessable
 
-from .keys import STORAGE
-from .storage import BlobWriter, Storage
-
-log = logging.getLogger(__name__)
+from ..errors import (
+    AssetTooLarge,
+    IncompleteFilePart,
+    MalformedMultipart,
+    NestedMultipart,
+    NoFilePart,
+    SeveralFileParts,
+    UploadStalled,
+)
+from ..keys import OPTIONS
+from ..storage import BlobWriter, Storage
 
 READ_SIZE = 256 * 1024
-# A client that sends nothing for this long is given up on, so a stalled upload does not keep
-# its connection and temporary file forever (aiohttp has no read timeout of its own).
-IDLE_TIMEOUT = 120.0
-UPLOAD_IDLE_TIMEOUT = web.AppKey("releases_upload_idle_timeout", float)  # tests shorten it
 WRITE_SIZE = 1024 * 1024
 # Boundaries and part headers around the file in a multipart body.
 MULTIPART_OVERHEAD = 64 * 1024
@@ -47,14 +48,6 @@ _UNINFORMATIVE = {
     "application/x-www-form-urlencoded",
     "multipart/form-data",
 }
-
-
-class UploadStalled(ApiError):
-    status = 408
-    code = "RequestTimeout"
-
-    def __init__(self, seconds: float) -> None:
-        super().__init__(f"No upload data received for {seconds:g} seconds")
 
 
 async def _nothing_more() -> None:
@@ -85,11 +78,12 @@ def check_declared_length(request: web.Request, limit: int) -> None:
     length = request.content_length
     overhead = MULTIPART_OVERHEAD if request.content_type == "multipart/form-data" else 0
     if length is not None and length > limit + overhead:
-        raise PayloadTooLarge(f"Asset larger than the upload limit of {limit} bytes")
+        raise AssetTooLarge(limit)
 
 
 def _idle_timeout(request: web.Request) -> float:
-    return request.app.get(UPLOAD_IDLE_TIMEOUT, IDLE_TIMEOUT)
+    """Seconds without data before an upload is given up on (Options.upload_idle_timeout)."""
+    return request.app[OPTIONS].upload_idle_timeout
 
 
 async def _raw_chunks(request: web.Request) -> AsyncIterator[bytes]:
@@ -113,7 +107,7 @@ async def _part_chunks(part: BodyPartReader, idle: float) -> AsyncIterator[bytes
         except TimeoutError:
             raise UploadStalled(idle) from None
         except _MALFORMED:
-            raise InvalidInput("Malformed multipart body") from None
+            raise MalformedMultipart() from None
         if not chunk:
             return
         yield chunk
@@ -127,10 +121,10 @@ def _form_end(reader: MultipartReader) -> Callable[[], Awaitable[None]]:
         try:
             while (rest := await reader.next()) is not None:
                 if isinstance(rest, MultipartReader) or rest.filename is not None:
-                    raise Unprocessable("Send one file per upload", field="attachment")
+                    raise SeveralFileParts()
                 await rest.release()
         except _MALFORMED:
-            raise InvalidInput("Malformed multipart body: the file part is incomplete") from None
+            raise IncompleteFilePart() from None
 
     return finish
 
@@ -145,19 +139,20 @@ async def open_upload(request: web.Request) -> Upload:
         while True:
             part = await reader.next()
             if part is None:
-                raise Unprocessable("The form has no file part", field="attachment")
+                raise NoFilePart()
             if isinstance(part, MultipartReader):
-                raise Unprocessable("Nested multipart bodies are not supported", field="attachment")
+                raise NestedMultipart()
             if part.filename is not None:
                 declared = part.headers.get("Content-Type", "")
                 chunks = _part_chunks(part, _idle_timeout(request))
                 return Upload(part.filename, declared, chunks, _form_end(reader))
             await part.release()  # a plain form field: skip it
     except _MALFORMED:
-        raise InvalidInput("Malformed multipart body") from None
+        raise MalformedMultipart() from None
 
 
-ABANDONED_AFTER = 3600.0  # seconds without a write: far beyond IDLE_TIMEOUT, so surely dead
+# seconds without a write: far beyond the upload idle timeout (options.py), so surely dead
+ABANDONED_AFTER = 3600.0
 
 
 def sweep_abandoned(storage: Storage, *, older_than: float = ABANDONED_AFTER) -> int:
@@ -177,13 +172,6 @@ def sweep_abandoned(storage: Storage, *, older_than: float = ABANDONED_AFTER) ->
     return deleted
 
 
-async def sweep_on_startup(app: web.Application) -> None:
-    """on_startup hook of the releases service (see sweep_abandoned)."""
-    deleted = await asyncio.to_thread(sweep_abandoned, app[STORAGE])
-    if deleted:
-        log.warning("deleted %d abandoned temporary upload file(s)", deleted)
-
-
 async def receive(upload: Upload, storage: Storage, limit: int) -> BlobWriter:
     """Stream the upload into a new blob writer (not committed). Raises PayloadTooLarge over
     `limit`; on any failure, including cancellation, the temporary file is deleted."""
@@ -195,7 +183,7 @@ async def receive(upload: Upload, storage: Storage, limit: int) -> BlobWriter:
         async for chunk in upload.chunks:
             received += len(chunk)
             if received > limit:
-                raise PayloadTooLarge(f"Asset larger than the upload limit of {limit} bytes")
+                raise AssetTooLarge(limit)
             pending.append(chunk)
             pending_size += len(chunk)
             if pending_size >= WRITE_SIZE:

@@ -1,0 +1,31 @@
+"""The publishing client, `forge release publish`: it runs on a publisher's machine and talks to
+the service over HTTP only, never importing the server's modules.
+
+`add_commands` is `Service.add_commands`: the `forge` command calls it to add `release publish`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .publish import run
+
+
+def add_commands(commands: Any) -> None:
+    """Adds `release publish` to the `forge` command's subcommands."""
+    release = commands.add_parser("release", help="publish releases through the HTTP API")
+    actions = release.add_subparsers(dest="release_command", required=True)
+    publish = actions.add_parser(
+        "publish",
+        help="create the release if needed and upload the files that are missing (re-runnable)",
+        description="Uses FORGE_URL (default http://localhost:8080/) and FORGE_TOKEN.",
+    )
+    publish.add_argument("repository", metavar="OWNER/REPO")
+    publish.add_argument("tag", metavar="TAG")
+    publish.add_argument("files", metavar="FILE", nargs="+", type=Path)
+    publish.add_argument("--title", help="release title (default: the tag)")
+    publish.add_argument("--notes-file", type=Path, help="file holding the release notes")
+    publish.add_argument("--draft", action="store_true", help="keep the release a draft")
+    publish.add_argument("--prerelease", action="store_true", help="mark it a prerelease")
+    publish.set_defaults(handler=run)

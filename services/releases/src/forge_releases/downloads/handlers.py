@@ -1,0 +1,53 @@
+"""Asset downloads at the address the API hands out (docs/releases.md Attachment.DownloadURL):
+
+    GET /{owner}/{repo}/releases/download/{tag}/{name}
+    GET /{owner}/{repo}/releases/latest/download/{name}   (latest stable release: a fixed
+                                                           Squirrel.Windows feed address)
+
+Same access rules as the API (read/resolve.py); a draft's files only for those who may read the
+draft. The file itself is sent by files.py.
+"""
+
+from __future__ import annotations
+
+from aiohttp import web
+from forge_common.keys import DB_POOL
+
+from ..errors import AssetNotFound, ReleaseNotFound
+from ..read import queries
+from ..read.candidates import repo_releases
+from ..read.handlers import DRAFT_READERS
+from ..read.params import storable_tag
+from ..read.resolve import resolve
+from .files import serve_asset
+
+
+def _bad_name(name: str) -> bool:
+    return not name or "/" in name or ".." in name or "\x00" in name
+
+
+async def download(request: web.Request) -> web.StreamResponse:
+    name = request.match_info["name"]
+    if _bad_name(name):
+        raise AssetNotFound()
+    resolved = await resolve(request)
+    tag = request.match_info["tag"]
+    release = None
+    if storable_tag(tag):
+        release = await queries.release_by_download_tag(
+            request.app[DB_POOL], resolved.ref.repo_id, tag
+        )
+    if release is None or (release.draft and resolved.access < DRAFT_READERS):
+        raise ReleaseNotFound()
+    return await serve_asset(request, release, name, resolved.public and not release.draft)
+
+
+async def latest_download(request: web.Request) -> web.StreamResponse:
+    name = request.match_info["name"]
+    if _bad_name(name):
+        raise AssetNotFound()
+    resolved = await resolve(request)
+    stable = (await repo_releases(request.app, resolved.ref.repo_id)).stable
+    if not stable:
+        raise ReleaseNotFound()
+    return await serve_asset(request, stable[0], name, resolved.public)

@@ -1,0 +1,68 @@
+"""The OpenAPI 3.1 document of the release API, built in code next to the handlers it describes:
+the read side, the downloads and the publishing side, each in its own module."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .download_paths import DOWNLOAD_PATHS
+from .parts import BASE, NOT_MODIFIED, json_content
+from .publish_paths import publish_paths
+from .read_paths import read_paths
+from .schemas import SCHEMAS
+
+_OPENAPI_PATH = {
+    "/api/v2/openapi.json": {
+        "get": {
+            "operationId": "openapi",
+            "summary": "This document",
+            "tags": ["meta"],
+            "responses": {
+                "200": json_content(
+                    "OpenAPI 3.1 document", {"type": "object", "required": ["openapi"]}
+                ),
+                "304": NOT_MODIFIED,
+            },
+        }
+    },
+}
+
+
+def _merge(paths: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
+    """`more`'s operations added to `paths` (the write side adds methods to read-side paths)."""
+    for path, operations in more.items():
+        paths.setdefault(path, {}).update(operations)
+    return paths
+
+
+def build() -> dict[str, Any]:
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "forge release API",
+            "version": "2.0.0",
+            "description": "Version-2 release API, update check and downloads.",
+        },
+        "servers": [{"url": "/"}],
+        "components": {
+            "securitySchemes": {
+                "token": {
+                    "type": "apiKey",
+                    "in": "header",
+                    "name": "Authorization",
+                    "description": "`token <t>` or `Bearer <t>`",
+                }
+            },
+            "schemas": SCHEMAS,
+        },
+        "security": [{}, {"token": []}],
+        "paths": _merge(
+            {**_OPENAPI_PATH, **read_paths(BASE), **DOWNLOAD_PATHS}, publish_paths(BASE)
+        ),
+    }
+
+
+def render() -> bytes:
+    """The document as served: indented JSON, in the order built."""
+    return (json.dumps(build(), indent=2, sort_keys=False) + "\n").encode()

@@ -1,0 +1,33 @@
+"""The downloads of the OpenAPI document: an asset by tag, and of the latest stable release."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .parts import DOWNLOAD_RESPONSES, operation, path
+
+DOWNLOAD_PATHS: dict[str, Any] = {
+    "/{owner}/{repo}/releases/download/{tag}/{name}": {
+        "get": operation(
+            "downloadAsset",
+            "Download an asset",
+            [
+                path("tag"),
+                path("name"),
+            ],
+            DOWNLOAD_RESPONSES,
+            "downloads",
+        )
+    },
+    "/{owner}/{repo}/releases/latest/download/{name}": {
+        "get": operation(
+            "downloadLatestAsset",
+            "Download an asset of the latest stable release",
+            [
+                path("name"),
+            ],
+            DOWNLOAD_RESPONSES,
+            "downloads",
+        )
+    },
+}

@@ -1,0 +1,119 @@
+"""The read side of the OpenAPI document: list, update check, latest and get (read/ serves them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .parts import (
+    ACCESS_ERRORS,
+    NOT_MODIFIED,
+    RELEASE_REF,
+    error,
+    json_content,
+    operation,
+    path,
+    query,
+)
+
+
+def read_paths(base: str) -> dict[str, Any]:
+    return {
+        base: {
+            "get": operation(
+                "listReleases",
+                "List releases (newest first)",
+                [
+                    query(
+                        "page",
+                        {"type": "string"},
+                        "page number; not a positive integer → 1",
+                    ),
+                    query("limit", {"type": "string"}, "page size; not in 1-100 → 30"),
+                    query(
+                        "prereleases",
+                        {"type": "string"},
+                        "include prereleases (true/false)",
+                    ),
+                    query(
+                        "drafts",
+                        {"type": "string"},
+                        "include drafts; honoured for repository administrators only",
+                    ),
+                ],
+                {
+                    "200": json_content(
+                        "Releases",
+                        {"type": "array", "items": RELEASE_REF},
+                        headers={
+                            "X-Total-Count": {"schema": {"type": "integer"}},
+                            "Link": {"schema": {"type": "string"}},
+                        },
+                    ),
+                    "304": NOT_MODIFIED,
+                    **ACCESS_ERRORS,
+                },
+            )
+        },
+        f"{base}/update": {
+            "get": operation(
+                "checkUpdate",
+                "Application update check",
+                [
+                    query(
+                        "version",
+                        {"type": "string"},
+                        "current version, SemVer, optional `v`",
+                    ),
+                    query(
+                        "platform",
+                        {"type": "string"},
+                        "darwin, macos, windows, win32, linux",
+                    ),
+                    query("arch", {"type": "string"}, "arm64 or any other value (x64 list)"),
+                    query("channel", {"type": "string"}, "stable (default) or any other value"),
+                ],
+                {
+                    "200": json_content(
+                        "A newer release with a matching asset",
+                        {"$ref": "#/components/schemas/AppUpdateResponse"},
+                    ),
+                    "204": {"description": "No newer release or no matching asset (empty body)"},
+                    "304": NOT_MODIFIED,
+                    "400": error("ValInvalidInput: Invalid version format: <version>"),
+                    **ACCESS_ERRORS,
+                },
+            )
+        },
+        f"{base}/latest": {
+            "get": operation(
+                "latestRelease",
+                "Latest release of a channel",
+                [
+                    query(
+                        "channel",
+                        {"type": "string"},
+                        "stable (default) excludes prereleases",
+                    ),
+                ],
+                {
+                    "200": json_content("The release", RELEASE_REF),
+                    "304": NOT_MODIFIED,
+                    **ACCESS_ERRORS,
+                },
+            )
+        },
+        f"{base}/{{tag}}": {
+            "get": operation(
+                "getRelease",
+                "A release by id or tag",
+                [
+                    path("tag", description="a positive int64 is a release id, else a tag"),
+                ],
+                {
+                    "200": json_content("The release", RELEASE_REF),
+                    "304": NOT_MODIFIED,
+                    **ACCESS_ERRORS,
+                },
+            )
+        },
+    }

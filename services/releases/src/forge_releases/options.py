@@ -1,0 +1,25 @@
+"""`Options`: every tuning knob of the releases service, with its production default.
+
+`forge serve` uses `Options()`; tests pass their own to `create_app(settings, Options(...))`
+(shorter intervals and timeouts) instead of changing the application's state before it starts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .read.cache import CacheLimits
+from .read.listener import ListenerTuning
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    # the LISTEN connection that keeps the release cache true: pings, timeouts, backoffs
+    listener: ListenerTuning = field(default_factory=ListenerTuning)
+    # memory bounds of the release cache
+    cache: CacheLimits = field(default_factory=CacheLimits)
+    # an upload that sends nothing for this many seconds is given up on (408), so a stalled
+    # client does not keep its connection and temporary file forever (aiohttp has no read timeout)
+    upload_idle_timeout: float = 120.0
+    # seconds between two writes of the download counts gathered in memory
+    counter_flush_interval: float = 2.0

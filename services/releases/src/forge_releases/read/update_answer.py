@@ -1,0 +1,87 @@
+"""The update check's answer, built once down to the exact bytes and headers sent, so the cache
+(cache.py) keeps it and serves a repeated check without recomputing (docs/releases.md "Update
+check rules" 8-9 give the body).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import hdrs, web
+from forge_common.render import dumps, rfc3339
+
+from ..httpcache import cache_headers, etag_of, none_match
+from ..models import Asset, Release
+from ..urls import download_url
+from .update import WINDOWS_PLATFORMS, UpdateQuery, decide_update, windows_urls
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What the update check sends: 204 (body empty) or 200 with these exact bytes, with the
+    headers for public and for private data prepared once."""
+
+    status: int
+    body: bytes = b""
+    etag: str = ""
+    public_headers: dict[str, str] = field(init=False)
+    private_headers: dict[str, str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        extra = {"ETag": self.etag, "Content-Type": "application/json"} if self.body else {}
+        object.__setattr__(self, "public_headers", {**cache_headers(True), **extra})
+        object.__setattr__(self, "private_headers", {**cache_headers(False), **extra})
+
+    def respond(self, request: web.Request, public: bool) -> web.Response:
+        headers = self.public_headers if public else self.private_headers
+        if self.etag and hdrs.IF_NONE_MATCH in request.headers and none_match(request, self.etag):
+            return web.Response(
+                status=304, headers={k: v for k, v in headers.items() if k != "Content-Type"}
+            )
+        return web.Response(status=self.status, body=self.body or None, headers=headers)
+
+
+NO_UPDATE = Answer(204)
+
+
+def update_body(
+    app_url: str, owner: str, repo: str, release: Release, asset: Asset, platform: str
+) -> dict[str, Any]:
+    """Rules 8-9: the AppUpdateResponse; `mandatory` and empty platform members are omitted."""
+    info: dict[str, Any] = {}
+    if platform in WINDOWS_PLATFORMS:
+        releases_file, nupkg = windows_urls(release.assets)
+        if releases_file is not None:
+            info["releases_url"] = download_url(
+                app_url, owner, repo, release.tag, releases_file.name
+            )
+        if nupkg is not None:
+            info["nupkg_url"] = download_url(app_url, owner, repo, release.tag, nupkg.name)
+    if asset.size:
+        info["size"] = asset.size
+    return {
+        "url": download_url(app_url, owner, repo, release.tag, asset.name),
+        "name": release.tag,
+        "notes": release.note,
+        "pub_date": rfc3339(release.created_at),
+        "platform": info,
+    }
+
+
+def prepare_answer(
+    app_url: str,
+    owner: str,
+    repo: str,
+    stable: Sequence[Release],
+    everything: Sequence[Release],
+    query: UpdateQuery,
+) -> Answer:
+    """The whole check, down to the bytes sent. Raises BadVersion."""
+    found = decide_update(stable, everything, query)
+    if found is None:
+        return NO_UPDATE
+    release, asset = found
+    body = dumps(update_body(app_url, owner, repo, release, asset, query.platform))
+    return Answer(200, body, etag_of(body))

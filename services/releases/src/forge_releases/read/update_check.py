@@ -1,0 +1,66 @@
+"""GET .../releases/update, the hot path: desktop applications call it on every start.
+
+A repeated check of a cached repository is answered from prepared bytes (update_answer.py), found
+by the raw query string, without any query; otherwise the candidates come from the cache or the
+database (candidates.py) and the choice from update.py.
+"""
+
+from __future__ import annotations
+
+from aiohttp import hdrs, web
+from forge_common.keys import SETTINGS
+
+from ..errors import InvalidVersion
+from ..keys import RELEASE_CACHE
+from .cache import RepoEntry
+from .candidates import repo_releases
+from .resolve import resolve
+from .update import STABLE, BadVersion, UpdateQuery
+from .update_answer import prepare_answer
+
+
+def _cached_answer(request: web.Request) -> web.Response | None:
+    """The hot path, with no await and no query: an anonymous check of public data whose
+    repository and answer are both cached. None: take the full path."""
+    # The auth middleware sets a viewer exactly when this header is present; testing the header
+    # is cheaper than the request-state lookup, which raises KeyError for anonymous callers.
+    if hdrs.AUTHORIZATION in request.headers:
+        return None
+    cache = request.app[RELEASE_CACHE]
+    match = request.match_info
+    entry = cache.get_name((match["owner"], match["repo"]))
+    if not isinstance(entry, RepoEntry) or entry.for_anonymous is None:
+        return None
+    releases = cache.get_repo(entry.ref.repo_id)
+    if releases is None:
+        return None
+    answer = releases.answers.get(request.rel_url.raw_query_string)
+    return answer.respond(request, True) if answer is not None else None
+
+
+async def update_check(request: web.Request) -> web.Response:
+    """GET .../releases/update (update rules 1-9): from a prepared answer when there is one."""
+    if (cached := _cached_answer(request)) is not None:
+        return cached
+    resolved = await resolve(request)
+    releases = await repo_releases(request.app, resolved.ref.repo_id)
+    raw_query = request.rel_url.raw_query_string
+    answer = releases.answers.get(raw_query)
+    if answer is None:
+        settings = request.app[SETTINGS]
+        query = request.query
+        check = UpdateQuery(
+            version=query.get("version", ""),
+            platform=query.get("platform") or settings.server_os,
+            arch=query.get("arch") or settings.server_arch,
+            channel=query.get("channel") or STABLE,
+        )
+        ref = resolved.ref
+        try:
+            answer = prepare_answer(
+                settings.app_url, ref.owner, ref.name, releases.stable, releases.everything, check
+            )
+        except BadVersion:
+            raise InvalidVersion(check.version) from None
+        request.app[RELEASE_CACHE].remember_answer(releases, raw_query, answer)
+    return answer.respond(request, resolved.public)
