@@ -21,8 +21,8 @@ from forge_common.keys import SETTINGS
 from forge_common.relay import sign
 from forge_gateway import events_db
 from forge_gateway.app import create_app
-from forge_gateway.config import BreakerOptions, GatewayOptions
 from forge_gateway.keys import DELIVERY_WORKER
+from forge_gateway.options import BreakerOptions, Options
 from plugin.v1 import plugin_pb2
 
 ROOT = {"Authorization": "token root-token"}
@@ -69,7 +69,7 @@ async def post_events(client: Any, events: list[dict[str, Any]]) -> Any:
 def fresh(aiohttp_client: Any, settings: Settings, tmp_path: Path, load: Any, helpers: Any) -> Any:
     """`client = await fresh([entry(...)], options)`: a gateway on a fresh database."""
 
-    async def make(plugins: list[dict[str, Any]], options: GatewayOptions | None = None) -> Any:
+    async def make(plugins: list[dict[str, Any]], options: Options | None = None) -> Any:
         await load(WORLD)
         path = tmp_path / "plugins.json"
         path.write_text(json.dumps({"plugins": plugins}))

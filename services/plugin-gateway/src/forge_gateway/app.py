@@ -8,11 +8,11 @@ from aiohttp import web
 from forge_common.app import create_app as create_common_app
 from forge_common.config import Settings
 
-from .config import GatewayOptions
+from .options import Options
 from .service import SERVICE, make_setup
 
 
-def create_app(settings: Settings, options: GatewayOptions | None = None) -> web.Application:
+def create_app(settings: Settings, options: Options | None = None) -> web.Application:
     service = (
         SERVICE if options is None else dataclasses.replace(SERVICE, setup=make_setup(options))
     )

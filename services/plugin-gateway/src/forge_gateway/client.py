@@ -15,7 +15,8 @@ from typing import Any, TypeVar
 import grpc
 from google.protobuf.message import Message
 
-from .config import GatewayOptions, PluginConfig
+from .config import PluginConfig
+from .options import Options
 from .versions import RPC_MIN_VERSION, supports
 
 SERVICE_PATH = "/plugin.v1.PluginService/"
@@ -71,7 +72,7 @@ class RpcNotSupported(PluginCallError):
     """The negotiated protocol version lacks the RPC: it was not called."""
 
 
-def channel_options(options: GatewayOptions, plugin: PluginConfig) -> list[tuple[str, Any]]:
+def channel_options(options: Options, plugin: PluginConfig) -> list[tuple[str, Any]]:
     chosen: list[tuple[str, Any]] = [
         ("grpc.max_receive_message_length", options.max_message_bytes),
         ("grpc.max_send_message_length", options.max_message_bytes),
@@ -88,7 +89,7 @@ def channel_options(options: GatewayOptions, plugin: PluginConfig) -> list[tuple
     return chosen
 
 
-def open_channel(options: GatewayOptions, plugin: PluginConfig) -> grpc.aio.Channel:
+def open_channel(options: Options, plugin: PluginConfig) -> grpc.aio.Channel:
     """The one long-lived channel of a plugin; gRPC reconnects it by itself."""
     chosen = channel_options(options, plugin)
     if plugin.tls is None:

@@ -29,11 +29,11 @@ from plugin.v1 import plugin_pb2
 
 from . import events_db
 from .client import PluginDeadline, PluginFailed, PluginUnavailable, RpcNotSupported
-from .config import DeliveryOptions
 from .events import to_plugin_event
 from .events_db import Claimed
 from .keys import DELIVERY_WORKER
 from .manager import PluginManager
+from .options import DeliveryOptions
 from .plugin import ManagedPlugin, PluginState
 
 log = logging.getLogger(__name__)

@@ -9,8 +9,9 @@ from importlib.metadata import PackageNotFoundError, version
 
 from aiohttp import web
 
-from .config import GatewayOptions, PluginConfig
+from .config import PluginConfig
 from .keys import PLUGIN_MANAGER
+from .options import Options
 from .plugin import ManagedPlugin
 
 log = logging.getLogger(__name__)
@@ -24,7 +25,7 @@ def server_version() -> str:
 
 
 class PluginManager:
-    def __init__(self, configs: Sequence[PluginConfig], options: GatewayOptions) -> None:
+    def __init__(self, configs: Sequence[PluginConfig], options: Options) -> None:
         self.options = options
         release = server_version()
         self._plugins = {

@@ -27,8 +27,9 @@ from .client import (
     PluginUnavailable,
     open_channel,
 )
-from .config import GatewayOptions, PluginConfig
+from .config import PluginConfig
 from .models import HealthResult, Manifest
+from .options import Options
 from .state import JOINED, PluginState
 from .supervisor import Supervisor
 
@@ -42,7 +43,7 @@ class ManagedPlugin:
     def __init__(
         self,
         config: PluginConfig,
-        options: GatewayOptions,
+        options: Options,
         *,
         server_version: str,
         clock: Callable[[], float] = time.monotonic,

@@ -9,15 +9,16 @@ from forge_common.config import Settings
 from forge_common.service import Service
 
 from .cli import add_commands
-from .config import GatewayOptions, PluginConfig, load_plugins_file
+from .config import PluginConfig, load_plugins_file
 from .delivery import DeliveryWorker, delivery_context
 from .keys import DELIVERY_WORKER, PLUGIN_MANAGER
 from .manager import PluginManager, plugin_manager_context
+from .options import Options
 from .routes import add_routes
 
 
 def make_setup(
-    options: GatewayOptions | None = None,
+    options: Options | None = None,
 ) -> Callable[[web.Application, Settings], None]:
     """A setup with these options (tests shorten intervals); plugins come from PLUGINS_FILE."""
 
@@ -26,7 +27,7 @@ def make_setup(
         plugins: list[PluginConfig] = (
             load_plugins_file(settings.plugins_file) if settings.plugins_file else []
         )
-        chosen = options or GatewayOptions()
+        chosen = options or Options()
         manager = PluginManager(plugins, chosen)
         app[PLUGIN_MANAGER] = manager
         app[DELIVERY_WORKER] = DeliveryWorker(manager, chosen.delivery)
