@@ -17,21 +17,17 @@ import random
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg
 import grpc
-from aiohttp import web
 from forge_common.db import connect
-from forge_common.keys import DB_POOL, SETTINGS
 from plugin.v1 import plugin_pb2
 
 from . import events_db
 from .client import PluginDeadline, PluginFailed, PluginUnavailable, RpcNotSupported
 from .events import to_plugin_event
 from .events_db import Claimed
-from .keys import DELIVERY_WORKER
 from .manager import PluginManager
 from .options import DeliveryOptions
 from .plugin import ManagedPlugin, PluginState
@@ -229,13 +225,3 @@ class DeliveryWorker:
                 delivery.plugin,
                 error,
             )
-
-
-async def delivery_context(app: web.Application) -> AsyncIterator[None]:
-    """Cleanup context (after the plugin manager's): deliver while the application runs."""
-    worker = app[DELIVERY_WORKER]
-    await worker.start(app[DB_POOL], app[SETTINGS].database_url)
-    try:
-        yield
-    finally:
-        await worker.stop()

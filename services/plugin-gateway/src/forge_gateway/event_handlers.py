@@ -16,7 +16,7 @@ from forge_common.render import json_response
 from . import events_db
 from .errors import SignatureInvalid
 from .events import parse_batch
-from .keys import PLUGIN_MANAGER
+from .keys import OPTIONS, PLUGIN_MANAGER
 from .plugin import ManagedPlugin
 
 log = logging.getLogger(__name__)
@@ -36,8 +36,8 @@ async def receive_events(request: web.Request) -> web.Response:
     if problem is not None:
         log.warning("event ingest refused: %s", problem)
         raise SignatureInvalid()
+    events = parse_batch(body, request.app[OPTIONS].delivery.max_batch)
     manager = request.app[PLUGIN_MANAGER]
-    events = parse_batch(body, manager.options.delivery.max_batch)
 
     def targets(event_type: str) -> list[str]:
         # A plugin whose manifest is not known yet gets the delivery too; the worker skips it

@@ -22,7 +22,7 @@ from plugin.v1 import plugin_pb2
 from . import events_db, proxy
 from .client import PluginCallError, PluginDeadline, PluginUnavailable
 from .errors import BadGateway, GatewayTimeout
-from .keys import PLUGIN_MANAGER
+from .keys import OPTIONS, PLUGIN_MANAGER
 from .plugin import ManagedPlugin, PluginState
 from .status import plugin_status
 
@@ -43,7 +43,7 @@ async def plugin_route(request: web.Request) -> web.Response:
     if request.method not in methods:
         raise MethodNotAllowed(proxy.allowed_methods(methods))
     # Requests obey the site's body limit too; responses only the gateway's own cap.
-    cap = plugin.options.max_http_body_bytes
+    cap = request.app[OPTIONS].max_http_body_bytes
     body = await _read_body(request, min(request.app[SETTINGS].max_body_bytes, cap))
     message = proxy.build_request(
         request.method,

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from importlib.metadata import PackageNotFoundError, version
 
-from aiohttp import web
-
 from .config import PluginConfig
-from .keys import PLUGIN_MANAGER
 from .options import Options
 from .plugin import ManagedPlugin
 
@@ -65,13 +62,3 @@ class PluginManager:
     async def stop(self) -> None:
         """Shutdown (each with its deadline) every joined plugin, all at once."""
         await asyncio.gather(*(plugin.stop() for plugin in self))
-
-
-async def plugin_manager_context(app: web.Application) -> AsyncIterator[None]:
-    """Cleanup context: plugins are joined while the application runs."""
-    manager = app[PLUGIN_MANAGER]
-    await manager.start()
-    try:
-        yield
-    finally:
-        await manager.stop()
