@@ -8,13 +8,13 @@ import time
 
 from aiohttp import web
 from forge_common.auth import viewer_of
-from forge_common.errors import AuthTokenMissing, InvalidInput, NotFound, PermissionDenied
+from forge_common.errors import AuthTokenMissing, InvalidInput, PermissionDenied
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.relay import SIGNATURE_HEADER, TIMESTAMP_HEADER, signature_problem
 from forge_common.render import json_response
 
 from . import events_db
-from .errors import SignatureInvalid
+from .errors import DeliveryNotFound, PluginNotFound, SignatureInvalid
 from .events import parse_batch
 from .keys import OPTIONS, PLUGIN_MANAGER
 from .plugin import ManagedPlugin
@@ -72,7 +72,7 @@ async def get_delivery(request: web.Request) -> web.Response:
         request.app[DB_POOL], plugin.name, _delivery_id(request)
     )
     if found is None:
-        raise NotFound("Delivery not found")
+        raise DeliveryNotFound()
     delivery, attempts = found
     return json_response(
         {
@@ -108,7 +108,7 @@ def _delivery_json(r: events_db.DeliveryRow) -> dict[str, object]:
 def _delivery_id(request: web.Request) -> int:
     raw = request.match_info["id"]
     if not (raw.isascii() and raw.isdigit()) or int(raw) > 2**63 - 1:
-        raise NotFound("Delivery not found")
+        raise DeliveryNotFound()
     return int(raw)
 
 
@@ -125,7 +125,7 @@ async def redeliver_one(request: web.Request) -> web.Response:
     plugin = _admin_plugin(request)
     count = await events_db.redeliver(request.app[DB_POOL], plugin.name, _delivery_id(request))
     if not count:
-        raise NotFound("Delivery not found")
+        raise DeliveryNotFound()
     return json_response({"redelivered": count}, status=202)
 
 
@@ -137,5 +137,5 @@ def _admin_plugin(request: web.Request) -> ManagedPlugin:
         raise PermissionDenied("Only site administrators can manage plugins")
     plugin = request.app[PLUGIN_MANAGER].get(request.match_info["plugin"])
     if plugin is None:
-        raise NotFound("Plugin not found")
+        raise PluginNotFound()
     return plugin

@@ -9,10 +9,8 @@ from forge_common.auth import viewer_of
 from forge_common.errors import (
     AuthTokenMissing,
     MethodNotAllowed,
-    NotFound,
     PayloadTooLarge,
     PermissionDenied,
-    ServiceUnavailable,
 )
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.middleware import REQUEST_ID
@@ -21,7 +19,13 @@ from plugin.v1 import plugin_pb2
 
 from . import events_db, proxy
 from .client import PluginCallError, PluginDeadline, PluginUnavailable
-from .errors import BadGateway, GatewayTimeout
+from .errors import (
+    BadGateway,
+    GatewayTimeout,
+    PluginNotFound,
+    PluginNotReady,
+    PluginRouteNotFound,
+)
 from .keys import OPTIONS, PLUGIN_MANAGER
 from .plugin import ManagedPlugin, PluginState
 from .status import plugin_status
@@ -36,10 +40,10 @@ async def plugin_route(request: web.Request) -> web.Response:
     path = "/" + request.match_info["path"]
     manifest = plugin.manifest
     if manifest is None:  # never joined yet: its routes are unknown
-        raise ServiceUnavailable("Plugin unavailable", retry_after=plugin.retry_after())
+        raise PluginNotReady(plugin.retry_after())
     methods = manifest.methods_for(path)
     if not methods:
-        raise NotFound("Not found")
+        raise PluginRouteNotFound()
     if request.method not in methods:
         raise MethodNotAllowed(proxy.allowed_methods(methods))
     # Requests obey the site's body limit too; responses only the gateway's own cap.
@@ -55,7 +59,7 @@ async def plugin_route(request: web.Request) -> web.Response:
     try:
         reply = await plugin.call("HandleHTTP", message, plugin_pb2.HTTPResponse)
     except PluginUnavailable as error:
-        raise ServiceUnavailable("Plugin unavailable", retry_after=error.retry_after) from None
+        raise PluginNotReady(error.retry_after) from None
     except PluginDeadline as error:
         log.warning(
             "plugin %s: HandleHTTP %s %s: %s", plugin.name, request.method, path, error.detail
@@ -116,7 +120,7 @@ def _counts(found: dict[str, int]) -> dict[str, int]:
 def _plugin(request: web.Request) -> ManagedPlugin:
     plugin = request.app[PLUGIN_MANAGER].get(request.match_info["plugin"])
     if plugin is None or plugin.state is PluginState.DISABLED:
-        raise NotFound("Plugin not found")
+        raise PluginNotFound()
     return plugin
 
 
