@@ -330,7 +330,7 @@ async def test_permanent_failure_is_a_dead_letter_at_once_and_can_be_redelivered
     assert response.status == 202
     await helpers.eventually(lambda: fake.calls["OnEvent"] == 3, what="the replay")
     assert len(set(fake.event_ids())) == 1
-    for missing in ("999999", "abc", "1" * 30, "²"):
+    for missing in ("0", "999999", "abc", "1" * 30, "²"):
         response = await client.post(
             f"/api/v1/admin/plugins/strict/deliveries/{missing}/redeliver", headers=ROOT
         )

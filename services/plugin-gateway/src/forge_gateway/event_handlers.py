@@ -106,8 +106,9 @@ def _delivery_json(r: events_db.DeliveryRow) -> dict[str, object]:
 
 
 def _delivery_id(request: web.Request) -> int:
+    """The path's delivery id: a positive int64 (ids start at 1), or 404."""
     raw = request.match_info["id"]
-    if not (raw.isascii() and raw.isdigit()) or int(raw) > 2**63 - 1:
+    if not (raw.isascii() and raw.isdigit()) or not 0 < int(raw) <= 2**63 - 1:
         raise DeliveryNotFound()
     return int(raw)
 
