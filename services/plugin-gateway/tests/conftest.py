@@ -31,7 +31,7 @@ from forge_common.world import load_world
 from forge_gateway.app import create_app
 from forge_gateway.keys import PLUGIN_MANAGER
 from forge_gateway.options import BreakerOptions, DeliveryOptions, Options
-from forge_gateway.plugin import ManagedPlugin
+from forge_gateway.plugins.plugin import ManagedPlugin
 from google.protobuf.message import Message
 from plugin.v1 import plugin_pb2
 

@@ -3,8 +3,8 @@ on failed health checks; half-open after the open period; a health probe decides
 
 from __future__ import annotations
 
-from forge_gateway.breaker import BreakerState, CircuitBreaker
 from forge_gateway.options import BreakerOptions
+from forge_gateway.plugins.breaker import BreakerState, CircuitBreaker
 
 OPTIONS = BreakerOptions(
     window=4,

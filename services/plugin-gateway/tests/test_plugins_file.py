@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from forge_common.config import ConfigError, Settings
 from forge_gateway.app import create_app
-from forge_gateway.config import PluginsFileError, Timeouts, load_plugins_file
+from forge_gateway.plugins.config import PluginsFileError, Timeouts, load_plugins_file
 
 
 def write(tmp_path: Path, content: Any, name: str = "plugins.json") -> Path:

@@ -4,7 +4,7 @@ answers version 1."""
 
 from __future__ import annotations
 
-from forge_gateway.versions import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, RPC_MIN_VERSION
+from forge_gateway.plugins.versions import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, RPC_MIN_VERSION
 from forge_plugin_sdk import PROTOCOL_VERSION as SDK_PROTOCOL_VERSION
 from plugin.v1 import plugin_pb2
 

@@ -25,12 +25,12 @@ from forge_common.db import connect
 from plugin.v1 import plugin_pb2
 
 from . import events_db
-from .client import PluginDeadline, PluginFailed, PluginUnavailable, RpcNotSupported
 from .events import to_plugin_event
 from .events_db import Claimed
-from .manager import PluginManager
 from .options import DeliveryOptions
-from .plugin import ManagedPlugin, PluginState
+from .plugins.client import PluginDeadline, PluginFailed, PluginUnavailable, RpcNotSupported
+from .plugins.manager import PluginManager
+from .plugins.plugin import ManagedPlugin, PluginState
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from . import events_db
 from .errors import DeliveryNotFound, PluginNotFound, SignatureInvalid
 from .events import parse_batch
 from .keys import OPTIONS, PLUGIN_MANAGER
-from .plugin import ManagedPlugin
+from .plugins.plugin import ManagedPlugin
 
 log = logging.getLogger(__name__)
 STATUSES = frozenset({"pending", "delivered", "skipped", "dead"})

@@ -5,8 +5,8 @@ from __future__ import annotations
 from aiohttp import web
 
 from .delivery import DeliveryWorker
-from .manager import PluginManager
 from .options import Options
+from .plugins.manager import PluginManager
 
 OPTIONS = web.AppKey("forge_gateway.options", Options)
 PLUGIN_MANAGER = web.AppKey("forge_gateway.plugin_manager", PluginManager)

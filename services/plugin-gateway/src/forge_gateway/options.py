@@ -1,7 +1,7 @@
 """The gateway's tuning knobs (`Options`): frozen, production defaults, given to `create_app`.
 
 `forge serve` uses the defaults; tests pass shorter intervals. The plugins themselves come from
-PLUGINS_FILE (config.py).
+PLUGINS_FILE (plugins/config.py).
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .versions import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, RPC_MIN_VERSION
+from .plugins.versions import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, RPC_MIN_VERSION
 
 MiB = 1024 * 1024
 

@@ -9,12 +9,12 @@ from forge_common.config import Settings
 from forge_common.service import Service
 
 from .cli import add_commands
-from .config import load_plugins_file
 from .delivery import DeliveryWorker
 from .keys import DELIVERY_WORKER, OPTIONS, PLUGIN_MANAGER
 from .lifecycle import delivery_context, plugin_manager_context
-from .manager import PluginManager
 from .options import Options
+from .plugins.config import load_plugins_file
+from .plugins.manager import PluginManager
 from .routes import add_routes
 
 

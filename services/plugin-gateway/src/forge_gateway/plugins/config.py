@@ -1,4 +1,4 @@
-"""The plugins of `PLUGINS_FILE`, validated (the tuning knobs are options.py).
+"""The plugins of `PLUGINS_FILE`, validated (the tuning knobs are ../options.py).
 
 `PLUGINS_FILE` (DESIGN §7) is JSON, or YAML when its name ends in `.yaml`/`.yml`:
 

@@ -17,16 +17,17 @@ from forge_common.middleware import REQUEST_ID
 from forge_common.render import json_response
 from plugin.v1 import plugin_pb2
 
-from . import events_db, proxy
-from .client import PluginCallError, PluginDeadline, PluginUnavailable
-from .errors import (
+from .. import events_db
+from ..errors import (
     BadGateway,
     GatewayTimeout,
     PluginNotFound,
     PluginNotReady,
     PluginRouteNotFound,
 )
-from .keys import OPTIONS, PLUGIN_MANAGER
+from ..keys import OPTIONS, PLUGIN_MANAGER
+from . import proxy
+from .client import PluginCallError, PluginDeadline, PluginUnavailable
 from .plugin import ManagedPlugin, PluginState
 from .status import plugin_status
 

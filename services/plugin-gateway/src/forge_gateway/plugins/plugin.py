@@ -17,6 +17,7 @@ from typing import TypeVar
 from google.protobuf.message import Message
 from plugin.v1 import plugin_pb2
 
+from ..options import Options
 from .breaker import CircuitBreaker
 from .client import (
     TRANSIENT_CODES,
@@ -29,7 +30,6 @@ from .client import (
 )
 from .config import PluginConfig
 from .models import HealthResult, Manifest
-from .options import Options
 from .state import JOINED, PluginState
 from .supervisor import Supervisor
 

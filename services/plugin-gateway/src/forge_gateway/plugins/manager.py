@@ -7,8 +7,8 @@ import logging
 from collections.abc import Iterator, Sequence
 from importlib.metadata import PackageNotFoundError, version
 
+from ..options import Options
 from .config import PluginConfig
-from .options import Options
 from .plugin import ManagedPlugin
 
 log = logging.getLogger(__name__)

@@ -15,8 +15,8 @@ from typing import Any, TypeVar
 import grpc
 from google.protobuf.message import Message
 
+from ..options import Options
 from .config import PluginConfig
-from .options import Options
 from .versions import RPC_MIN_VERSION, supports
 
 SERVICE_PATH = "/plugin.v1.PluginService/"
