@@ -19,8 +19,8 @@ from forge_common.config import Settings
 from forge_common.db import connect
 from forge_common.keys import SETTINGS
 from forge_common.relay import sign
-from forge_gateway import events_db
 from forge_gateway.app import create_app
+from forge_gateway.events import store
 from forge_gateway.keys import DELIVERY_WORKER
 from forge_gateway.options import BreakerOptions, Options
 from plugin.v1 import plugin_pb2
@@ -458,15 +458,15 @@ async def test_a_crashed_workers_lease_expires_and_another_worker_delivers(
     event = envelope()
     await post_events(client, [event])
     pool = worker.pool
-    [claimed] = await events_db.claim(pool, "lease", 10, "crashed-worker", lease_seconds=0.3)
+    [claimed] = await store.claim(pool, "lease", 10, "crashed-worker", lease_seconds=0.3)
     assert claimed.attempt == 1
     # While the lease lasts, no other worker can claim it.
-    assert await events_db.claim(pool, "lease", 10, "other", lease_seconds=5) == []
+    assert await store.claim(pool, "lease", 10, "other", lease_seconds=5) == []
     await worker.start(pool)
     await _until(db, [("lease", "delivered", 2)])
     assert fake.metadata["OnEvent"][-1]["x-attempt"] == "2"
     # The crashed worker's late outcome is ignored: the delivery is not its own any more.
-    assert not await events_db.finish(pool, claimed, "crashed-worker", outcome="dead")
+    assert not await store.finish(pool, claimed, "crashed-worker", outcome="dead")
     assert await statuses(db) == [("lease", "delivered", 2)]
 
 
@@ -487,7 +487,7 @@ async def test_finished_events_are_pruned_after_retention_but_dead_and_pending_s
     fresh_event = envelope()
     await post_events(client, [fresh_event])
     pool = client.app[DELIVERY_WORKER].pool
-    assert await events_db.prune(pool, older_than_days=7) == 1
+    assert await store.prune(pool, older_than_days=7) == 1
     kept = {r["id"] for r in await db.fetch("SELECT id::text FROM gateway.events")}
     assert kept == {dead["id"], pending["id"], fresh_event["id"]}
 

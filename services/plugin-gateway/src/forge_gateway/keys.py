@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from .delivery import DeliveryWorker
+from .events.delivery import DeliveryWorker
 from .options import Options
 from .plugins.manager import PluginManager
 

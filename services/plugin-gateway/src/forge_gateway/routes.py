@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from . import event_handlers
+from .events import handlers as event_handlers
 from .plugins import handlers as plugin_handlers
 
 

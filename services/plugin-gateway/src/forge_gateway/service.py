@@ -9,7 +9,7 @@ from forge_common.config import Settings
 from forge_common.service import Service
 
 from .cli import add_commands
-from .delivery import DeliveryWorker
+from .events.delivery import DeliveryWorker
 from .keys import DELIVERY_WORKER, OPTIONS, PLUGIN_MANAGER
 from .lifecycle import delivery_context, plugin_manager_context
 from .options import Options

@@ -17,7 +17,6 @@ from forge_common.middleware import REQUEST_ID
 from forge_common.render import json_response
 from plugin.v1 import plugin_pb2
 
-from .. import events_db
 from ..errors import (
     BadGateway,
     GatewayTimeout,
@@ -25,6 +24,7 @@ from ..errors import (
     PluginNotReady,
     PluginRouteNotFound,
 )
+from ..events import store
 from ..keys import OPTIONS, PLUGIN_MANAGER
 from . import proxy
 from .client import PluginCallError, PluginDeadline, PluginUnavailable
@@ -105,7 +105,7 @@ async def admin_plugins(request: web.Request) -> web.Response:
         raise AuthTokenMissing()
     if not viewer.is_admin:
         raise PermissionDenied("Only site administrators can list plugins")
-    counts = await events_db.open_counts(request.app[DB_POOL])
+    counts = await store.open_counts(request.app[DB_POOL])
     return json_response(
         [
             {**plugin_status(p), "deliveries": _counts(counts.get(p.name, {}))}
