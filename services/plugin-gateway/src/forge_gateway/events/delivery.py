@@ -27,7 +27,8 @@ from plugin.v1 import plugin_pb2
 from ..options import DeliveryOptions
 from ..plugins.client import PluginDeadline, PluginFailed, PluginUnavailable, RpcNotSupported
 from ..plugins.manager import PluginManager
-from ..plugins.plugin import ManagedPlugin, PluginState
+from ..plugins.plugin import ManagedPlugin
+from ..plugins.state import PluginState
 from . import store
 from .models import to_plugin_event
 from .store import Claimed

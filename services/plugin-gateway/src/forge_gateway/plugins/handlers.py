@@ -28,7 +28,8 @@ from ..events import store
 from ..keys import OPTIONS, PLUGIN_MANAGER
 from . import proxy
 from .client import PluginCallError, PluginDeadline, PluginUnavailable
-from .plugin import ManagedPlugin, PluginState
+from .plugin import ManagedPlugin
+from .state import PluginState
 from .status import plugin_status
 
 log = logging.getLogger(__name__)
