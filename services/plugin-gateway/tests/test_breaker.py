@@ -1,5 +1,6 @@
-"""The circuit breaker (plugin-host.md): opens on a failure or slow-call rate over the window or
-on failed health checks; half-open after the open period; a health probe decides."""
+"""The circuit breaker (docs/plugins.md "Circuit breaker"): opens on a failure or slow-call rate
+over the window or on failed health checks; half-open after the open period; a health probe
+decides."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
-"""Event delivery (SPEC "Events"; DESIGN §6; plugin-host.md "Delivery that loses nothing"):
-signed ingest storing each event once, one delivery per subscribed plugin, OnEvent with
-metadata, retries, dead letters, redelivery, per-plugin concurrency, several workers, leases."""
+"""Event delivery (docs/events.md "Ingest at the gateway", "Delivery", "Dead letters and
+redelivery"): signed ingest storing each event once, one delivery per subscribed plugin, OnEvent
+with metadata, retries, dead letters, redelivery, per-plugin concurrency, several workers,
+leases."""
 
 from __future__ import annotations
 
@@ -185,7 +186,7 @@ async def test_plugin_down_at_ingest_still_gets_a_delivery_and_unsubscribed_ones
     fresh: Any, fakes: Any, helpers: Any, db: Any
 ) -> None:
     """While its manifest is unknown a plugin gets every event; once it joins, OnEvent is
-    called only for the types it subscribed to (SPEC "Events": subscription)."""
+    called only for the types it subscribed to (docs/events.md "Ingest at the gateway")."""
     port = helpers.free_port()
     client = await fresh([helpers.entry("late", address=f"127.0.0.1:{port}")])
     wanted, unwanted = envelope(), envelope("org.pin.deleted")

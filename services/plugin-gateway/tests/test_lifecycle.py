@@ -1,4 +1,4 @@
-"""Plugin lifecycle (SPEC "Plugin RPC service", "Versioning"; DESIGN §7): Initialize with the
+"""Plugin lifecycle (docs/plugins.md; docs/http.md "Versioning"): Initialize with the
 protocol version, version negotiation and refusal, manifest, health, restart, down at start,
 Shutdown at stop."""
 

@@ -1,5 +1,6 @@
-"""PLUGINS_FILE (DESIGN §7): JSON or YAML; name, address (host:port or unix:PATH), config,
-enabled, optional tls and per-RPC timeouts; every problem reported, naming the bad entry."""
+"""PLUGINS_FILE (docs/plugins.md "The plugins file"): JSON or YAML; name, address (host:port or
+unix:PATH), config, enabled, optional tls and per-RPC timeouts; every problem reported, naming the
+bad entry."""
 
 from __future__ import annotations
 

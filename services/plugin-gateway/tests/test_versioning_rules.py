@@ -1,6 +1,6 @@
-"""SPEC Versioning rules 2, 7 and 8: the protocol's current and only version is 1, it holds the
-six RPCs of the spec, the gateway's version table knows each of them from version 1, and the SDK
-answers version 1."""
+"""docs/http.md "Versioning" rules 2, 7 and 8: the protocol's current and only version is 1, it
+holds the six RPCs of the spec, the gateway's version table knows each of them from version 1, and
+the SDK answers version 1."""
 
 from __future__ import annotations
 

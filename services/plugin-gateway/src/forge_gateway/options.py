@@ -28,7 +28,8 @@ class BreakerOptions:
 
 @dataclass(frozen=True, slots=True)
 class DeliveryOptions:
-    """Event delivery: polling fallback, per-plugin concurrency, retries (plugin-host.md)."""
+    """Event delivery: polling fallback, per-plugin concurrency, retries (docs/events.md
+    "Delivery")."""
 
     poll_interval: float = 1.0  # LISTEN/NOTIFY wakes workers sooner; this is the fallback
     concurrency: int = 4  # OnEvent calls in flight per plugin: a slow plugin only fills its own

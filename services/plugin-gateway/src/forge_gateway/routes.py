@@ -22,5 +22,5 @@ def add_routes(app: web.Application) -> None:
     )
     # Every method: the manifest, not the router, decides (404 unknown path, 405 with Allow).
     app.router.add_route("*", "/api/v1/plugins/{plugin}/{path:.*}", plugin_handlers.plugin_route)
-    # Producers' relays only; the reverse proxy never routes /internal/ (DESIGN §6).
+    # Producers' relays only; the reverse proxy never routes /internal/ (docs/events.md).
     app.router.add_post("/internal/v1/events", event_handlers.receive_events)

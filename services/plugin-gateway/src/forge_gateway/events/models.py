@@ -1,8 +1,8 @@
 """Events as the gateway receives and delivers them.
 
-The envelope (DESIGN §6): `{id (uuid, stable across retries), type, occurred_at, source,
-repo_id, org_id, actor_id, payload}`. A delivery turns one event into a `PluginEvent` for one
-plugin.
+The envelope (docs/events.md "The envelope"): `{id (uuid, stable across retries), type,
+occurred_at, source, repo_id, org_id, actor_id, payload}`. A delivery turns one event into a
+`PluginEvent` for one plugin.
 """
 
 from __future__ import annotations

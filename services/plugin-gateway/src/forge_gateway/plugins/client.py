@@ -80,7 +80,7 @@ def channel_options(options: Options, plugin: PluginConfig) -> list[tuple[str, A
         ("grpc.min_reconnect_backoff_ms", int(options.reconnect_initial * 1000)),
         ("grpc.max_reconnect_backoff_ms", int(options.reconnect_max * 1000)),
         # Hangs are caught by deadline-bound health checks; keepalive pings only earn
-        # GOAWAY "too_many_pings" from Python servers (plugin-host.md).
+        # GOAWAY "too_many_pings" from Python servers (docs/plugins.md "Connections").
         ("grpc.keepalive_time_ms", 2**31 - 1),
         ("grpc.enable_retries", 0),
     ]

@@ -1,6 +1,7 @@
-"""The plugins of `PLUGINS_FILE`, validated (the tuning knobs are ../options.py).
+"""The plugins of `PLUGINS_FILE`, validated (the tuning knobs are `forge_gateway.options`).
 
-`PLUGINS_FILE` (DESIGN §7) is JSON, or YAML when its name ends in `.yaml`/`.yml`:
+`PLUGINS_FILE` (docs/plugins.md "The plugins file") is JSON, or YAML when its name ends in
+`.yaml`/`.yml`:
 
     {"plugins": [{"name": "notify", "address": "127.0.0.1:50051", "config": {"k": "v"},
                   "enabled": true,
@@ -40,7 +41,7 @@ class PluginsFileError(ConfigError):
 
 @dataclass(frozen=True, slots=True)
 class Timeouts:
-    """The deadline of each RPC, in seconds (plugin-host.md "Connections, deadlines, health")."""
+    """The deadline of each RPC, in seconds (docs/plugins.md "Deadlines")."""
 
     initialize: float = 10.0
     shutdown: float = 5.0
