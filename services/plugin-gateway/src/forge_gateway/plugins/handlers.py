@@ -1,4 +1,4 @@
-"""HTTP handlers of the gateway: plugin routes (HandleHTTP) and the admin plugin listing."""
+"""Plugin HTTP handlers: plugin routes proxied to HandleHTTP, and the admin plugin listing."""
 
 from __future__ import annotations
 
