@@ -117,7 +117,7 @@ class PluginClient:
         self.rpc_versions = rpc_versions
         self.clock = clock
         # Before Initialize has answered, the plugin is assumed to speak version 1 (every plugin
-        # does); the lifecycle sets the negotiated version.
+        # does); the handshake (handshake.py) sets the negotiated version.
         self.negotiated = 1
         self._callables: dict[str, grpc.aio.UnaryUnaryMultiCallable[Any, Any]] = {}
         self.last_call_seconds = 0.0
