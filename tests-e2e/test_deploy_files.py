@@ -14,7 +14,7 @@ import asyncpg
 import pytest
 import yaml
 from forge_common.testing.plugin import run_sync
-from forge_gateway.config import load_plugins_file
+from forge_gateway.plugins.config import load_plugins_file
 
 pytestmark = pytest.mark.e2e
 

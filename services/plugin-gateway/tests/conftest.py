@@ -29,9 +29,9 @@ from forge_common.service import WorldIds, installed_services
 from forge_common.testing.plugin import run_sync, with_database
 from forge_common.world import load_world
 from forge_gateway.app import create_app
-from forge_gateway.config import BreakerOptions, DeliveryOptions, GatewayOptions
 from forge_gateway.keys import PLUGIN_MANAGER
-from forge_gateway.plugin import ManagedPlugin
+from forge_gateway.options import BreakerOptions, DeliveryOptions, Options
+from forge_gateway.plugins.plugin import ManagedPlugin
 from google.protobuf.message import Message
 from plugin.v1 import plugin_pb2
 
@@ -39,7 +39,7 @@ SERVICE = "plugin.v1.PluginService"
 Handler = Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Message]]
 
 # Intervals short enough for a fast suite; deadlines are set per plugin in the file.
-FAST = GatewayOptions(
+FAST = Options(
     health_interval=0.1,
     retry_initial=0.05,
     retry_max=0.2,
@@ -325,7 +325,7 @@ def gateway_world(pg_server_url: str, template_url: str) -> tuple[str, WorldIds]
 def gateway(aiohttp_client: Any, gateway_world: tuple[str, WorldIds], tmp_path: Path) -> Any:
     """`client = await gateway([entry(...)], options)`: the gateway app with these plugins."""
 
-    async def make(plugins: list[dict[str, Any]], options: GatewayOptions = FAST) -> Any:
+    async def make(plugins: list[dict[str, Any]], options: Options = FAST) -> Any:
         path = tmp_path / "plugins.json"
         path.write_text(json.dumps({"plugins": plugins}))
         settings = dataclasses.replace(

@@ -1,10 +1,11 @@
-"""The circuit breaker (plugin-host.md): opens on a failure or slow-call rate over the window or
-on failed health checks; half-open after the open period; a health probe decides."""
+"""The circuit breaker (docs/plugins.md "Circuit breaker"): opens on a failure or slow-call rate
+over the window or on failed health checks; half-open after the open period; a health probe
+decides."""
 
 from __future__ import annotations
 
-from forge_gateway.breaker import BreakerState, CircuitBreaker
-from forge_gateway.config import BreakerOptions
+from forge_gateway.options import BreakerOptions
+from forge_gateway.plugins.breaker import BreakerState, CircuitBreaker
 
 OPTIONS = BreakerOptions(
     window=4,

@@ -1,6 +1,7 @@
-"""Event delivery (SPEC "Events"; DESIGN §6; plugin-host.md "Delivery that loses nothing"):
-signed ingest storing each event once, one delivery per subscribed plugin, OnEvent with
-metadata, retries, dead letters, redelivery, per-plugin concurrency, several workers, leases."""
+"""Event delivery (docs/events.md "Ingest at the gateway", "Delivery", "Dead letters and
+redelivery"): signed ingest storing each event once, one delivery per subscribed plugin, OnEvent
+with metadata, retries, dead letters, redelivery, per-plugin concurrency, several workers,
+leases."""
 
 from __future__ import annotations
 
@@ -19,10 +20,10 @@ from forge_common.config import Settings
 from forge_common.db import connect
 from forge_common.keys import SETTINGS
 from forge_common.relay import sign
-from forge_gateway import events_db
 from forge_gateway.app import create_app
-from forge_gateway.config import BreakerOptions, GatewayOptions
+from forge_gateway.events import store
 from forge_gateway.keys import DELIVERY_WORKER
+from forge_gateway.options import BreakerOptions, Options
 from plugin.v1 import plugin_pb2
 
 ROOT = {"Authorization": "token root-token"}
@@ -69,7 +70,7 @@ async def post_events(client: Any, events: list[dict[str, Any]]) -> Any:
 def fresh(aiohttp_client: Any, settings: Settings, tmp_path: Path, load: Any, helpers: Any) -> Any:
     """`client = await fresh([entry(...)], options)`: a gateway on a fresh database."""
 
-    async def make(plugins: list[dict[str, Any]], options: GatewayOptions | None = None) -> Any:
+    async def make(plugins: list[dict[str, Any]], options: Options | None = None) -> Any:
         await load(WORLD)
         path = tmp_path / "plugins.json"
         path.write_text(json.dumps({"plugins": plugins}))
@@ -185,7 +186,7 @@ async def test_plugin_down_at_ingest_still_gets_a_delivery_and_unsubscribed_ones
     fresh: Any, fakes: Any, helpers: Any, db: Any
 ) -> None:
     """While its manifest is unknown a plugin gets every event; once it joins, OnEvent is
-    called only for the types it subscribed to (SPEC "Events": subscription)."""
+    called only for the types it subscribed to (docs/events.md "Ingest at the gateway")."""
     port = helpers.free_port()
     client = await fresh([helpers.entry("late", address=f"127.0.0.1:{port}")])
     wanted, unwanted = envelope(), envelope("org.pin.deleted")
@@ -330,7 +331,7 @@ async def test_permanent_failure_is_a_dead_letter_at_once_and_can_be_redelivered
     assert response.status == 202
     await helpers.eventually(lambda: fake.calls["OnEvent"] == 3, what="the replay")
     assert len(set(fake.event_ids())) == 1
-    for missing in ("999999", "abc", "1" * 30, "²"):
+    for missing in ("0", "999999", "abc", "1" * 30, "²"):
         response = await client.post(
             f"/api/v1/admin/plugins/strict/deliveries/{missing}/redeliver", headers=ROOT
         )
@@ -458,15 +459,15 @@ async def test_a_crashed_workers_lease_expires_and_another_worker_delivers(
     event = envelope()
     await post_events(client, [event])
     pool = worker.pool
-    [claimed] = await events_db.claim(pool, "lease", 10, "crashed-worker", lease_seconds=0.3)
+    [claimed] = await store.claim(pool, "lease", 10, "crashed-worker", lease_seconds=0.3)
     assert claimed.attempt == 1
     # While the lease lasts, no other worker can claim it.
-    assert await events_db.claim(pool, "lease", 10, "other", lease_seconds=5) == []
+    assert await store.claim(pool, "lease", 10, "other", lease_seconds=5) == []
     await worker.start(pool)
     await _until(db, [("lease", "delivered", 2)])
     assert fake.metadata["OnEvent"][-1]["x-attempt"] == "2"
     # The crashed worker's late outcome is ignored: the delivery is not its own any more.
-    assert not await events_db.finish(pool, claimed, "crashed-worker", outcome="dead")
+    assert not await store.finish(pool, claimed, "crashed-worker", outcome="dead")
     assert await statuses(db) == [("lease", "delivered", 2)]
 
 
@@ -487,7 +488,7 @@ async def test_finished_events_are_pruned_after_retention_but_dead_and_pending_s
     fresh_event = envelope()
     await post_events(client, [fresh_event])
     pool = client.app[DELIVERY_WORKER].pool
-    assert await events_db.prune(pool, older_than_days=7) == 1
+    assert await store.prune(pool, older_than_days=7) == 1
     kept = {r["id"] for r in await db.fetch("SELECT id::text FROM gateway.events")}
     assert kept == {dead["id"], pending["id"], fresh_event["id"]}
 

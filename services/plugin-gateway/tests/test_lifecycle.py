@@ -1,4 +1,4 @@
-"""Plugin lifecycle (SPEC "Plugin RPC service", "Versioning"; DESIGN §7): Initialize with the
+"""Plugin lifecycle (docs/plugins.md; docs/http.md "Versioning"): Initialize with the
 protocol version, version negotiation and refusal, manifest, health, restart, down at start,
 Shutdown at stop."""
 
@@ -9,8 +9,8 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-from forge_gateway.client import RpcNotSupported
-from forge_gateway.versions import RPC_MIN_VERSION
+from forge_gateway.plugins.client import RpcNotSupported
+from forge_gateway.plugins.versions import RPC_MIN_VERSION
 from plugin.v1 import plugin_pb2
 
 

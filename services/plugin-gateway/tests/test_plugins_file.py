@@ -1,5 +1,6 @@
-"""PLUGINS_FILE (DESIGN §7): JSON or YAML; name, address (host:port or unix:PATH), config,
-enabled, optional tls and per-RPC timeouts; every problem reported, naming the bad entry."""
+"""PLUGINS_FILE (docs/plugins.md "The plugins file"): JSON or YAML; name, address (host:port or
+unix:PATH), config, enabled, optional tls and per-RPC timeouts; every problem reported, naming the
+bad entry."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 from forge_common.config import ConfigError, Settings
 from forge_gateway.app import create_app
-from forge_gateway.config import PluginsFileError, Timeouts, load_plugins_file
+from forge_gateway.plugins.config import PluginsFileError, Timeouts, load_plugins_file
 
 
 def write(tmp_path: Path, content: Any, name: str = "plugins.json") -> Path:

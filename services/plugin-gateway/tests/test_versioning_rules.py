@@ -1,10 +1,10 @@
-"""SPEC Versioning rules 2, 7 and 8: the protocol's current and only version is 1, it holds the
-six RPCs of the spec, the gateway's version table knows each of them from version 1, and the SDK
-answers version 1."""
+"""docs/http.md "Versioning" rules 2, 7 and 8: the protocol's current and only version is 1, it
+holds the six RPCs of the spec, the gateway's version table knows each of them from version 1, and
+the SDK answers version 1."""
 
 from __future__ import annotations
 
-from forge_gateway.versions import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, RPC_MIN_VERSION
+from forge_gateway.plugins.versions import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, RPC_MIN_VERSION
 from forge_plugin_sdk import PROTOCOL_VERSION as SDK_PROTOCOL_VERSION
 from plugin.v1 import plugin_pb2
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .config import PluginsFileError, load_plugins_file
+from .plugins.config import PluginsFileError, load_plugins_file
 
 
 def add_commands(commands: Any) -> None:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from aiohttp import web
 
-if TYPE_CHECKING:
-    from .delivery import DeliveryWorker
-    from .manager import PluginManager
+from .events.delivery import DeliveryWorker
+from .options import Options
+from .plugins.manager import PluginManager
 
-PLUGIN_MANAGER: web.AppKey[PluginManager] = web.AppKey("forge_gateway.plugin_manager")
-DELIVERY_WORKER: web.AppKey[DeliveryWorker] = web.AppKey("forge_gateway.delivery_worker")
+OPTIONS = web.AppKey("forge_gateway.options", Options)
+PLUGIN_MANAGER = web.AppKey("forge_gateway.plugin_manager", PluginManager)
+DELIVERY_WORKER = web.AppKey("forge_gateway.delivery_worker", DeliveryWorker)

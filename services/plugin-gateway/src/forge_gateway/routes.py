@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from . import event_handlers, handlers
+from .events import handlers as event_handlers
+from .plugins import handlers as plugin_handlers
 
 
 def add_routes(app: web.Application) -> None:
-    app.router.add_get("/api/v1/admin/plugins", handlers.admin_plugins)
+    app.router.add_get("/api/v1/admin/plugins", plugin_handlers.admin_plugins)
     app.router.add_get("/api/v1/admin/plugins/{plugin}/deliveries", event_handlers.list_deliveries)
     app.router.add_get(
         "/api/v1/admin/plugins/{plugin}/deliveries/{id}", event_handlers.get_delivery
@@ -20,6 +21,6 @@ def add_routes(app: web.Application) -> None:
         "/api/v1/admin/plugins/{plugin}/deliveries/{id}/redeliver", event_handlers.redeliver_one
     )
     # Every method: the manifest, not the router, decides (404 unknown path, 405 with Allow).
-    app.router.add_route("*", "/api/v1/plugins/{plugin}/{path:.*}", handlers.plugin_route)
-    # Producers' relays only; the reverse proxy never routes /internal/ (DESIGN §6).
+    app.router.add_route("*", "/api/v1/plugins/{plugin}/{path:.*}", plugin_handlers.plugin_route)
+    # Producers' relays only; the reverse proxy never routes /internal/ (docs/events.md).
     app.router.add_post("/internal/v1/events", event_handlers.receive_events)

@@ -1,4 +1,4 @@
-"""HTTP handlers of the gateway: plugin routes (HandleHTTP) and the admin plugin listing."""
+"""Plugin HTTP handlers: plugin routes proxied to HandleHTTP, and the admin plugin listing."""
 
 from __future__ import annotations
 
@@ -9,21 +9,27 @@ from forge_common.auth import viewer_of
 from forge_common.errors import (
     AuthTokenMissing,
     MethodNotAllowed,
-    NotFound,
     PayloadTooLarge,
     PermissionDenied,
-    ServiceUnavailable,
 )
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.middleware import REQUEST_ID
 from forge_common.render import json_response
 from plugin.v1 import plugin_pb2
 
-from . import events_db, proxy
+from ..errors import (
+    BadGateway,
+    GatewayTimeout,
+    PluginNotFound,
+    PluginNotReady,
+    PluginRouteNotFound,
+)
+from ..events import store
+from ..keys import OPTIONS, PLUGIN_MANAGER
+from . import proxy
 from .client import PluginCallError, PluginDeadline, PluginUnavailable
-from .errors import BadGateway, GatewayTimeout
-from .keys import PLUGIN_MANAGER
-from .plugin import ManagedPlugin, PluginState
+from .plugin import ManagedPlugin
+from .state import PluginState
 from .status import plugin_status
 
 log = logging.getLogger(__name__)
@@ -36,14 +42,14 @@ async def plugin_route(request: web.Request) -> web.Response:
     path = "/" + request.match_info["path"]
     manifest = plugin.manifest
     if manifest is None:  # never joined yet: its routes are unknown
-        raise ServiceUnavailable("Plugin unavailable", retry_after=plugin.retry_after())
+        raise PluginNotReady(plugin.retry_after())
     methods = manifest.methods_for(path)
     if not methods:
-        raise NotFound("Not found")
+        raise PluginRouteNotFound()
     if request.method not in methods:
         raise MethodNotAllowed(proxy.allowed_methods(methods))
     # Requests obey the site's body limit too; responses only the gateway's own cap.
-    cap = plugin.options.max_http_body_bytes
+    cap = request.app[OPTIONS].max_http_body_bytes
     body = await _read_body(request, min(request.app[SETTINGS].max_body_bytes, cap))
     message = proxy.build_request(
         request.method,
@@ -55,7 +61,7 @@ async def plugin_route(request: web.Request) -> web.Response:
     try:
         reply = await plugin.call("HandleHTTP", message, plugin_pb2.HTTPResponse)
     except PluginUnavailable as error:
-        raise ServiceUnavailable("Plugin unavailable", retry_after=error.retry_after) from None
+        raise PluginNotReady(error.retry_after) from None
     except PluginDeadline as error:
         log.warning(
             "plugin %s: HandleHTTP %s %s: %s", plugin.name, request.method, path, error.detail
@@ -100,7 +106,7 @@ async def admin_plugins(request: web.Request) -> web.Response:
         raise AuthTokenMissing()
     if not viewer.is_admin:
         raise PermissionDenied("Only site administrators can list plugins")
-    counts = await events_db.open_counts(request.app[DB_POOL])
+    counts = await store.open_counts(request.app[DB_POOL])
     return json_response(
         [
             {**plugin_status(p), "deliveries": _counts(counts.get(p.name, {}))}
@@ -116,7 +122,7 @@ def _counts(found: dict[str, int]) -> dict[str, int]:
 def _plugin(request: web.Request) -> ManagedPlugin:
     plugin = request.app[PLUGIN_MANAGER].get(request.match_info["plugin"])
     if plugin is None or plugin.state is PluginState.DISABLED:
-        raise NotFound("Plugin not found")
+        raise PluginNotFound()
     return plugin
 
 

@@ -17,24 +17,21 @@ import random
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator
 from typing import Any
 
 import asyncpg
 import grpc
-from aiohttp import web
 from forge_common.db import connect
-from forge_common.keys import DB_POOL, SETTINGS
 from plugin.v1 import plugin_pb2
 
-from . import events_db
-from .client import PluginDeadline, PluginFailed, PluginUnavailable, RpcNotSupported
-from .config import DeliveryOptions
-from .events import to_plugin_event
-from .events_db import Claimed
-from .keys import DELIVERY_WORKER
-from .manager import PluginManager
-from .plugin import ManagedPlugin, PluginState
+from ..options import DeliveryOptions
+from ..plugins.client import PluginDeadline, PluginFailed, PluginUnavailable, RpcNotSupported
+from ..plugins.manager import PluginManager
+from ..plugins.plugin import ManagedPlugin
+from ..plugins.state import PluginState
+from . import store
+from .models import to_plugin_event
+from .store import Claimed
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +96,7 @@ class DeliveryWorker:
         try:
             async with asyncio.timeout(5):
                 conn = await connect(self._database_url)
-                await conn.add_listener(events_db.NOTIFY_CHANNEL, self._notified)
+                await conn.add_listener(store.NOTIFY_CHANNEL, self._notified)
         except (OSError, TimeoutError, asyncpg.PostgresError) as error:
             log.warning("delivery worker: LISTEN failed (%s); polling until it works", error)
             return
@@ -121,7 +118,7 @@ class DeliveryWorker:
                 await self._listen()
                 if time.monotonic() >= next_prune:
                     next_prune = time.monotonic() + self.options.prune_interval
-                    pruned = await events_db.prune(self.pool, self.options.retention_days)
+                    pruned = await store.prune(self.pool, self.options.retention_days)
                     if pruned:
                         log.info("pruned %d finished event(s)", pruned)
                 await self.claim_round()
@@ -144,7 +141,7 @@ class DeliveryWorker:
             if free <= 0:
                 continue
             lease = plugin.config.timeouts.on_event + self.options.lease_margin
-            for delivery in await events_db.claim(self.pool, plugin.name, free, self.owner, lease):
+            for delivery in await store.claim(self.pool, plugin.name, free, self.owner, lease):
                 self.in_flight[plugin.name] += 1
                 task = asyncio.create_task(self._deliver(plugin, delivery))
                 self._tasks.add(task)
@@ -167,7 +164,7 @@ class DeliveryWorker:
         manifest = plugin.manifest
         if manifest is not None and not manifest.subscribes(delivery.type):
             # Stored while the manifest was unknown; the plugin does not want this type.
-            await events_db.finish(self.pool, delivery, self.owner, outcome="skipped")
+            await store.finish(self.pool, delivery, self.owner, outcome="skipped")
             return
         message = to_plugin_event(
             delivery.type,
@@ -216,7 +213,7 @@ class DeliveryWorker:
     async def _finish(
         self, delivery: Claimed, outcome: str, error: str | None, retry_in: float | None = None
     ) -> None:
-        kept = await events_db.finish(
+        kept = await store.finish(
             self.pool, delivery, self.owner, outcome=outcome, error=error, retry_in=retry_in
         )
         if not kept:
@@ -229,13 +226,3 @@ class DeliveryWorker:
                 delivery.plugin,
                 error,
             )
-
-
-async def delivery_context(app: web.Application) -> AsyncIterator[None]:
-    """Cleanup context (after the plugin manager's): deliver while the application runs."""
-    worker = app[DELIVERY_WORKER]
-    await worker.start(app[DB_POOL], app[SETTINGS].database_url)
-    try:
-        yield
-    finally:
-        await worker.stop()

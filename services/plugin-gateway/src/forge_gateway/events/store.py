@@ -10,7 +10,7 @@ from typing import Any
 
 import asyncpg
 
-from .events import IncomingEvent
+from .models import IncomingEvent
 
 NOTIFY_CHANNEL = "gateway_deliveries"
 

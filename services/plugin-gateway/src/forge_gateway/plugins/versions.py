@@ -1,4 +1,4 @@
-"""Protocol versions (SPEC "Versioning"; plugin.proto "Versioning").
+"""Protocol versions (docs/http.md "Versioning"; plugin.proto "Versioning").
 
 The gateway speaks `PROTOCOL_VERSION`; a plugin reports its own in InitializeResponse, where 0
 (a plugin that predates versioning) means 1. The negotiated version is the smaller of the two.
@@ -14,7 +14,7 @@ from types import MappingProxyType
 PROTOCOL_VERSION = 1
 MIN_PROTOCOL_VERSION = 1
 
-# Version 1 is the only version; it contains the six RPCs (SPEC "Versioning" rule 7).
+# Version 1 is the only version; it contains the six RPCs (docs/http.md "Versioning" 7).
 RPC_MIN_VERSION: Mapping[str, int] = MappingProxyType(
     {
         "Initialize": 1,

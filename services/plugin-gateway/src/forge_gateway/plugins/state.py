@@ -1,4 +1,4 @@
-"""The states of a managed plugin (see supervisor.py for the transitions)."""
+"""The states of a managed plugin (plugin.py has the transitions)."""
 
 from __future__ import annotations
 

@@ -1,39 +1,25 @@
-"""Events as the gateway receives and delivers them.
+"""Parsing an ingest body: `{"events": [envelope, ...]}`, each envelope checked field by field.
 
-The envelope (DESIGN §6): `{id (uuid, stable across retries), type, occurred_at, source,
-repo_id, org_id, actor_id, payload}`; a batch is `{"events": [envelope, ...]}`. A delivery turns
-one event into a `PluginEvent` for one plugin.
+Whatever could not be stored or delivered later is refused now, naming the field (422).
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 from forge_common.errors import InvalidInput, Unprocessable
-from google.protobuf import struct_pb2, timestamp_pb2
-from plugin.v1 import plugin_pb2
+from google.protobuf import struct_pb2
+
+from .models import IncomingEvent
 
 _MAX_TEXT = 200
 # A protobuf Struct takes two message levels per JSON level, and parsers stop at 100 levels.
 MAX_PAYLOAD_DEPTH = 32
 _INT64 = (-(2**63), 2**63 - 1)
-
-
-@dataclass(frozen=True, slots=True)
-class IncomingEvent:
-    id: uuid.UUID
-    type: str
-    source: str
-    occurred_at: datetime
-    repo_id: int | None
-    org_id: int | None
-    actor_id: int | None
-    payload: Mapping[str, Any]
 
 
 def parse_batch(body: bytes, max_events: int) -> list[IncomingEvent]:
@@ -131,24 +117,3 @@ def _depth(value: Any) -> int:
         )
         stack.extend((child, level + 1) for child in children)
     return deepest
-
-
-def to_plugin_event(
-    event_type: str,
-    payload: Mapping[str, Any],
-    occurred_at: datetime,
-    repo_id: int | None,
-    org_id: int | None,
-) -> plugin_pb2.PluginEvent:
-    """The PluginEvent of a stored event; absent ids are 0, as the proto documents."""
-    struct = struct_pb2.Struct()
-    struct.update(dict(payload))
-    stamp = timestamp_pb2.Timestamp()
-    stamp.FromDatetime(occurred_at.astimezone(UTC))
-    return plugin_pb2.PluginEvent(
-        event_type=event_type,
-        payload=struct,
-        timestamp=stamp,
-        repo_id=repo_id or 0,
-        org_id=org_id or 0,
-    )

@@ -1,6 +1,7 @@
-"""The gateway's configuration: the plugins of `PLUGINS_FILE` and the tuning knobs.
+"""The plugins of `PLUGINS_FILE`, validated (the tuning knobs are `forge_gateway.options`).
 
-`PLUGINS_FILE` (DESIGN §7) is JSON, or YAML when its name ends in `.yaml`/`.yml`:
+`PLUGINS_FILE` (docs/plugins.md "The plugins file") is JSON, or YAML when its name ends in
+`.yaml`/`.yml`:
 
     {"plugins": [{"name": "notify", "address": "127.0.0.1:50051", "config": {"k": "v"},
                   "enabled": true,
@@ -23,9 +24,6 @@ from typing import Any
 import yaml
 from forge_common.config import ConfigError
 
-from .versions import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, RPC_MIN_VERSION
-
-MiB = 1024 * 1024
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _HOST_PORT = re.compile(r"^(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(?P<port>[0-9]{1,5})$")
 MAX_TIMEOUT_SECONDS = 300.0
@@ -43,7 +41,7 @@ class PluginsFileError(ConfigError):
 
 @dataclass(frozen=True, slots=True)
 class Timeouts:
-    """The deadline of each RPC, in seconds (plugin-host.md "Connections, deadlines, health")."""
+    """The deadline of each RPC, in seconds (docs/plugins.md "Deadlines")."""
 
     initialize: float = 10.0
     shutdown: float = 5.0
@@ -90,59 +88,6 @@ class PluginConfig:
     enabled: bool = True
     tls: TlsConfig | None = None
     timeouts: Timeouts = field(default_factory=Timeouts)
-
-
-@dataclass(frozen=True, slots=True)
-class BreakerOptions:
-    """When a plugin's circuit opens, and how long it stays open before a HealthCheck probe."""
-
-    window: int = 20  # the last N call outcomes considered
-    min_calls: int = 5  # no verdict on fewer outcomes than this
-    failure_rate: float = 0.5  # open at this share of failed (or slow) calls in the window
-    slow_call_seconds: float = 5.0  # a call slower than this counts as failed
-    health_failures: int = 1  # open after this many failed health checks in a row
-    open_seconds: float = 10.0  # then half-open: one HealthCheck probe decides
-
-
-@dataclass(frozen=True, slots=True)
-class DeliveryOptions:
-    """Event delivery: polling fallback, per-plugin concurrency, retries (plugin-host.md)."""
-
-    poll_interval: float = 1.0  # LISTEN/NOTIFY wakes workers sooner; this is the fallback
-    concurrency: int = 4  # OnEvent calls in flight per plugin: a slow plugin only fills its own
-    # Seconds before attempt 2, 3, ...: seconds, then minutes, then hours; the last one repeats.
-    retry_schedule: tuple[float, ...] = (5, 30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600)
-    max_attempts: int = 12  # then the delivery is a dead letter
-    lease_margin: float = 30.0  # a lease lasts the OnEvent deadline plus this
-    released_delay: float = 1.0  # when a claimed delivery's plugin turned out unavailable
-    max_batch: int = 500  # events in one ingest request
-    retention_days: float = 7.0  # finished events are pruned after this
-    prune_interval: float = 3600.0
-
-
-@dataclass(frozen=True, slots=True)
-class GatewayOptions:
-    """Tuning knobs; the defaults suit production, tests shorten the intervals."""
-
-    health_interval: float = 5.0
-    # Plugin join attempts (Initialize) back off from `retry_initial` to `retry_max` seconds.
-    retry_initial: float = 0.5
-    retry_max: float = 30.0
-    # gRPC's own reconnect backoff; its default maximum of 120 s would delay a plugin's return.
-    reconnect_initial: float = 0.2
-    reconnect_max: float = 5.0
-    # How long start-up waits for plugins' first Initialize before serving anyway.
-    startup_wait: float = 5.0
-    # gRPC's 4 MiB default breaks large bodies; both directions are raised to this.
-    max_message_bytes: int = 32 * MiB
-    # HandleHTTP bodies are capped below the message limit (the rest of the message needs room).
-    max_http_body_bytes: int = 30 * MiB
-    breaker: BreakerOptions = field(default_factory=BreakerOptions)
-    delivery: DeliveryOptions = field(default_factory=DeliveryOptions)
-    # The protocol this gateway speaks and accepts; tests play a future gateway by raising them.
-    protocol_version: int = PROTOCOL_VERSION
-    min_protocol_version: int = MIN_PROTOCOL_VERSION
-    rpc_versions: Mapping[str, int] = field(default_factory=lambda: RPC_MIN_VERSION)
 
 
 def load_plugins_file(path: Path) -> list[PluginConfig]:

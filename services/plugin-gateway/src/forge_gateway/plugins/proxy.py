@@ -1,4 +1,5 @@
-"""Mapping between an HTTP request and HandleHTTP, in both directions (plugin-host.md).
+"""Mapping between an HTTP request and HandleHTTP, in both directions (docs/plugins.md
+"HTTP proxying (HandleHTTP)").
 
 Inbound: only headers a plugin may trust or needs reach it. Credentials (Authorization,
 cookies), hop-by-hop headers and any identity header the client sent are dropped; the verified

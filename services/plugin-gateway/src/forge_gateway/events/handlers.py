@@ -8,16 +8,16 @@ import time
 
 from aiohttp import web
 from forge_common.auth import viewer_of
-from forge_common.errors import AuthTokenMissing, InvalidInput, NotFound, PermissionDenied
+from forge_common.errors import AuthTokenMissing, InvalidInput, PermissionDenied
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.relay import SIGNATURE_HEADER, TIMESTAMP_HEADER, signature_problem
 from forge_common.render import json_response
 
-from . import events_db
-from .errors import SignatureInvalid
-from .events import parse_batch
-from .keys import PLUGIN_MANAGER
-from .plugin import ManagedPlugin
+from ..errors import DeliveryNotFound, PluginNotFound, SignatureInvalid
+from ..keys import OPTIONS, PLUGIN_MANAGER
+from ..plugins.plugin import ManagedPlugin
+from . import store
+from .ingest import parse_batch
 
 log = logging.getLogger(__name__)
 STATUSES = frozenset({"pending", "delivered", "skipped", "dead"})
@@ -36,8 +36,8 @@ async def receive_events(request: web.Request) -> web.Response:
     if problem is not None:
         log.warning("event ingest refused: %s", problem)
         raise SignatureInvalid()
+    events = parse_batch(body, request.app[OPTIONS].delivery.max_batch)
     manager = request.app[PLUGIN_MANAGER]
-    events = parse_batch(body, manager.options.delivery.max_batch)
 
     def targets(event_type: str) -> list[str]:
         # A plugin whose manifest is not known yet gets the delivery too; the worker skips it
@@ -48,7 +48,7 @@ async def receive_events(request: web.Request) -> web.Response:
             if p.config.enabled and (p.manifest is None or p.manifest.subscribes(event_type))
         ]
 
-    new, duplicates = await events_db.store_events(request.app[DB_POOL], events, targets)
+    new, duplicates = await store.store_events(request.app[DB_POOL], events, targets)
     return json_response({"accepted": new, "duplicates": duplicates}, status=202)
 
 
@@ -61,18 +61,18 @@ async def list_deliveries(request: web.Request) -> web.Response:
     raw = request.query.get("limit", "50")
     if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= 500:
         raise InvalidInput("limit must be a whole number from 1 to 500")
-    rows = await events_db.list_deliveries(request.app[DB_POOL], plugin.name, status, int(raw))
+    rows = await store.list_deliveries(request.app[DB_POOL], plugin.name, status, int(raw))
     return json_response([_delivery_json(r) for r in rows])
 
 
 async def get_delivery(request: web.Request) -> web.Response:
     """`GET /api/v1/admin/plugins/{plugin}/deliveries/{id}`: a delivery and all its attempts."""
     plugin = _admin_plugin(request)
-    found = await events_db.delivery_with_attempts(
+    found = await store.delivery_with_attempts(
         request.app[DB_POOL], plugin.name, _delivery_id(request)
     )
     if found is None:
-        raise NotFound("Delivery not found")
+        raise DeliveryNotFound()
     delivery, attempts = found
     return json_response(
         {
@@ -91,7 +91,7 @@ async def get_delivery(request: web.Request) -> web.Response:
     )
 
 
-def _delivery_json(r: events_db.DeliveryRow) -> dict[str, object]:
+def _delivery_json(r: store.DeliveryRow) -> dict[str, object]:
     return {
         "id": r.id,
         "event_id": str(r.event_id),
@@ -106,16 +106,17 @@ def _delivery_json(r: events_db.DeliveryRow) -> dict[str, object]:
 
 
 def _delivery_id(request: web.Request) -> int:
+    """The path's delivery id: a positive int64 (ids start at 1), or 404."""
     raw = request.match_info["id"]
-    if not (raw.isascii() and raw.isdigit()) or int(raw) > 2**63 - 1:
-        raise NotFound("Delivery not found")
+    if not (raw.isascii() and raw.isdigit()) or not 0 < int(raw) <= 2**63 - 1:
+        raise DeliveryNotFound()
     return int(raw)
 
 
 async def redeliver_all(request: web.Request) -> web.Response:
     """`POST /api/v1/admin/plugins/{plugin}/deliveries/redeliver`: every dead letter again."""
     plugin = _admin_plugin(request)
-    count = await events_db.redeliver(request.app[DB_POOL], plugin.name, None)
+    count = await store.redeliver(request.app[DB_POOL], plugin.name, None)
     return json_response({"redelivered": count}, status=202)
 
 
@@ -123,9 +124,9 @@ async def redeliver_one(request: web.Request) -> web.Response:
     """`POST /api/v1/admin/plugins/{plugin}/deliveries/{id}/redeliver`: one finished delivery
     again, a dead letter or a replay (404 when there is no such finished delivery)."""
     plugin = _admin_plugin(request)
-    count = await events_db.redeliver(request.app[DB_POOL], plugin.name, _delivery_id(request))
+    count = await store.redeliver(request.app[DB_POOL], plugin.name, _delivery_id(request))
     if not count:
-        raise NotFound("Delivery not found")
+        raise DeliveryNotFound()
     return json_response({"redelivered": count}, status=202)
 
 
@@ -137,5 +138,5 @@ def _admin_plugin(request: web.Request) -> ManagedPlugin:
         raise PermissionDenied("Only site administrators can manage plugins")
     plugin = request.app[PLUGIN_MANAGER].get(request.match_info["plugin"])
     if plugin is None:
-        raise NotFound("Plugin not found")
+        raise PluginNotFound()
     return plugin

@@ -1,17 +1,18 @@
-"""All configured plugins of one gateway process, started and stopped with the application."""
+"""All configured plugins of one gateway process, started and stopped with the application; a
+supervisor task per enabled plugin keeps it joined."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from importlib.metadata import PackageNotFoundError, version
 
-from aiohttp import web
-
-from .config import GatewayOptions, PluginConfig
-from .keys import PLUGIN_MANAGER
+from ..options import Options
+from .config import PluginConfig
 from .plugin import ManagedPlugin
+from .supervisor import Supervisor
 
 log = logging.getLogger(__name__)
 
@@ -24,12 +25,13 @@ def server_version() -> str:
 
 
 class PluginManager:
-    def __init__(self, configs: Sequence[PluginConfig], options: GatewayOptions) -> None:
+    def __init__(self, configs: Sequence[PluginConfig], options: Options) -> None:
         self.options = options
         release = server_version()
         self._plugins = {
             c.name.lower(): ManagedPlugin(c, options, server_version=release) for c in configs
         }
+        self._supervisors: dict[str, asyncio.Task[None]] = {}
 
     def get(self, name: str) -> ManagedPlugin | None:
         """The plugin configured under `name` (case-insensitive), enabled or not."""
@@ -45,7 +47,10 @@ class PluginManager:
         keeps trying, so it joins when it comes up.
         """
         for plugin in self:
-            await plugin.start()
+            if plugin.connect():
+                self._supervisors[plugin.name] = asyncio.create_task(
+                    Supervisor(plugin).run(), name=f"plugin-{plugin.name}-supervisor"
+                )
         waits = [asyncio.create_task(p.first_attempt.wait()) for p in self]
         if not waits:
             return
@@ -63,14 +68,12 @@ class PluginManager:
 
     async def stop(self) -> None:
         """Shutdown (each with its deadline) every joined plugin, all at once."""
-        await asyncio.gather(*(plugin.stop() for plugin in self))
+        await asyncio.gather(*(self._stop(plugin) for plugin in self))
 
-
-async def plugin_manager_context(app: web.Application) -> AsyncIterator[None]:
-    """Cleanup context: plugins are joined while the application runs."""
-    manager = app[PLUGIN_MANAGER]
-    await manager.start()
-    try:
-        yield
-    finally:
-        await manager.stop()
+    async def _stop(self, plugin: ManagedPlugin) -> None:
+        supervisor = self._supervisors.pop(plugin.name, None)
+        if supervisor is not None:  # first, or it would join the plugin again
+            supervisor.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await supervisor
+        await plugin.stop()

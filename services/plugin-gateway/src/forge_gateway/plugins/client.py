@@ -15,7 +15,8 @@ from typing import Any, TypeVar
 import grpc
 from google.protobuf.message import Message
 
-from .config import GatewayOptions, PluginConfig
+from ..options import Options
+from .config import PluginConfig
 from .versions import RPC_MIN_VERSION, supports
 
 SERVICE_PATH = "/plugin.v1.PluginService/"
@@ -71,7 +72,7 @@ class RpcNotSupported(PluginCallError):
     """The negotiated protocol version lacks the RPC: it was not called."""
 
 
-def channel_options(options: GatewayOptions, plugin: PluginConfig) -> list[tuple[str, Any]]:
+def channel_options(options: Options, plugin: PluginConfig) -> list[tuple[str, Any]]:
     chosen: list[tuple[str, Any]] = [
         ("grpc.max_receive_message_length", options.max_message_bytes),
         ("grpc.max_send_message_length", options.max_message_bytes),
@@ -79,7 +80,7 @@ def channel_options(options: GatewayOptions, plugin: PluginConfig) -> list[tuple
         ("grpc.min_reconnect_backoff_ms", int(options.reconnect_initial * 1000)),
         ("grpc.max_reconnect_backoff_ms", int(options.reconnect_max * 1000)),
         # Hangs are caught by deadline-bound health checks; keepalive pings only earn
-        # GOAWAY "too_many_pings" from Python servers (plugin-host.md).
+        # GOAWAY "too_many_pings" from Python servers (docs/plugins.md "Connections").
         ("grpc.keepalive_time_ms", 2**31 - 1),
         ("grpc.enable_retries", 0),
     ]
@@ -88,7 +89,7 @@ def channel_options(options: GatewayOptions, plugin: PluginConfig) -> list[tuple
     return chosen
 
 
-def open_channel(options: GatewayOptions, plugin: PluginConfig) -> grpc.aio.Channel:
+def open_channel(options: Options, plugin: PluginConfig) -> grpc.aio.Channel:
     """The one long-lived channel of a plugin; gRPC reconnects it by itself."""
     chosen = channel_options(options, plugin)
     if plugin.tls is None:
@@ -116,7 +117,7 @@ class PluginClient:
         self.rpc_versions = rpc_versions
         self.clock = clock
         # Before Initialize has answered, the plugin is assumed to speak version 1 (every plugin
-        # does); the lifecycle sets the negotiated version.
+        # does); the handshake (handshake.py) sets the negotiated version.
         self.negotiated = 1
         self._callables: dict[str, grpc.aio.UnaryUnaryMultiCallable[Any, Any]] = {}
         self.last_call_seconds = 0.0

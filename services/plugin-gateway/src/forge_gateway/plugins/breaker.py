@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable
 from enum import StrEnum
 
-from .config import BreakerOptions
+from ..options import BreakerOptions
 
 
 class BreakerState(StrEnum):

@@ -1,0 +1,50 @@
+"""Events as the gateway receives and delivers them.
+
+The envelope (docs/events.md "The envelope"): `{id (uuid, stable across retries), type,
+occurred_at, source, repo_id, org_id, actor_id, payload}`. A delivery turns one event into a
+`PluginEvent` for one plugin.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from google.protobuf import struct_pb2, timestamp_pb2
+from plugin.v1 import plugin_pb2
+
+
+@dataclass(frozen=True, slots=True)
+class IncomingEvent:
+    id: uuid.UUID
+    type: str
+    source: str
+    occurred_at: datetime
+    repo_id: int | None
+    org_id: int | None
+    actor_id: int | None
+    payload: Mapping[str, Any]
+
+
+def to_plugin_event(
+    event_type: str,
+    payload: Mapping[str, Any],
+    occurred_at: datetime,
+    repo_id: int | None,
+    org_id: int | None,
+) -> plugin_pb2.PluginEvent:
+    """The PluginEvent of a stored event; absent ids are 0, as the proto documents."""
+    struct = struct_pb2.Struct()
+    struct.update(dict(payload))
+    stamp = timestamp_pb2.Timestamp()
+    stamp.FromDatetime(occurred_at.astimezone(UTC))
+    return plugin_pb2.PluginEvent(
+        event_type=event_type,
+        payload=struct,
+        timestamp=stamp,
+        repo_id=repo_id or 0,
+        org_id=org_id or 0,
+    )

@@ -1,0 +1,68 @@
+"""The gateway's tuning knobs (`Options`): frozen, production defaults, given to `create_app`.
+
+`forge serve` uses the defaults; tests pass shorter intervals. The plugins themselves come from
+PLUGINS_FILE (plugins/config.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from .plugins.versions import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, RPC_MIN_VERSION
+
+MiB = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class BreakerOptions:
+    """When a plugin's circuit opens, and how long it stays open before a HealthCheck probe."""
+
+    window: int = 20  # the last N call outcomes considered
+    min_calls: int = 5  # no verdict on fewer outcomes than this
+    failure_rate: float = 0.5  # open at this share of failed (or slow) calls in the window
+    slow_call_seconds: float = 5.0  # a call slower than this counts as failed
+    health_failures: int = 1  # open after this many failed health checks in a row
+    open_seconds: float = 10.0  # then half-open: one HealthCheck probe decides
+
+
+@dataclass(frozen=True, slots=True)
+class DeliveryOptions:
+    """Event delivery: polling fallback, per-plugin concurrency, retries (docs/events.md
+    "Delivery")."""
+
+    poll_interval: float = 1.0  # LISTEN/NOTIFY wakes workers sooner; this is the fallback
+    concurrency: int = 4  # OnEvent calls in flight per plugin: a slow plugin only fills its own
+    # Seconds before attempt 2, 3, ...: seconds, then minutes, then hours; the last one repeats.
+    retry_schedule: tuple[float, ...] = (5, 30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600)
+    max_attempts: int = 12  # then the delivery is a dead letter
+    lease_margin: float = 30.0  # a lease lasts the OnEvent deadline plus this
+    released_delay: float = 1.0  # when a claimed delivery's plugin turned out unavailable
+    max_batch: int = 500  # events in one ingest request
+    retention_days: float = 7.0  # finished events are pruned after this
+    prune_interval: float = 3600.0
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """Tuning knobs of plugin connections, supervision and HTTP bodies; delivery's are nested."""
+
+    health_interval: float = 5.0
+    # Plugin join attempts (Initialize) back off from `retry_initial` to `retry_max` seconds.
+    retry_initial: float = 0.5
+    retry_max: float = 30.0
+    # gRPC's own reconnect backoff; its default maximum of 120 s would delay a plugin's return.
+    reconnect_initial: float = 0.2
+    reconnect_max: float = 5.0
+    # How long start-up waits for plugins' first Initialize before serving anyway.
+    startup_wait: float = 5.0
+    # gRPC's 4 MiB default breaks large bodies; both directions are raised to this.
+    max_message_bytes: int = 32 * MiB
+    # HandleHTTP bodies are capped below the message limit (the rest of the message needs room).
+    max_http_body_bytes: int = 30 * MiB
+    breaker: BreakerOptions = field(default_factory=BreakerOptions)
+    delivery: DeliveryOptions = field(default_factory=DeliveryOptions)
+    # The protocol this gateway speaks and accepts; tests play a future gateway by raising them.
+    protocol_version: int = PROTOCOL_VERSION
+    min_protocol_version: int = MIN_PROTOCOL_VERSION
+    rpc_versions: Mapping[str, int] = field(default_factory=lambda: RPC_MIN_VERSION)

@@ -1,0 +1,92 @@
+"""Keeping one plugin joined: when to join, when to check its health, and noticing a lost
+connection.
+
+The supervisor retries joining with jittered backoff while the plugin is down, failed or refused
+(it may be fixed or upgraded), checks health on an interval (sooner when the circuit turns
+half-open), and has the plugin join again when its connection leaves READY (it may have
+restarted). It only calls the plugin's methods: what an exchange does is handshake.py, what its
+outcome means for the plugin is plugin.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+
+import grpc
+
+from .client import PluginClient
+from .handshake import check_health, join
+from .plugin import ManagedPlugin
+from .state import JOINED
+
+log = logging.getLogger(__name__)
+
+
+class Supervisor:
+    def __init__(self, plugin: ManagedPlugin) -> None:
+        self.plugin = plugin
+        self._connection_lost = False
+        self._retry_delay = plugin.options.retry_initial
+
+    async def run(self) -> None:
+        """Supervise a connected plugin until cancelled."""
+        client = self.plugin.client
+        assert client is not None, "connect the plugin first"
+        await asyncio.gather(self._supervise(client), self._watch_channel(client))
+
+    async def _supervise(self, client: PluginClient) -> None:
+        while True:
+            try:
+                await self._supervise_once(client)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a bug here must not leave the plugin unsupervised for good
+                log.exception("plugin %s: supervisor error", self.plugin.name)
+                self.plugin.mark_down("internal error in the gateway; retrying")
+                await self._back_off()
+
+    async def _supervise_once(self, client: PluginClient) -> None:
+        """One round: join if needed (backing off on failure), then wait and check health."""
+        plugin = self.plugin
+        if plugin.state not in JOINED:
+            outcome = await join(client, plugin.options, plugin.server_version)
+            if not plugin.record_join(outcome):
+                await self._back_off()
+                return
+            self._retry_delay = plugin.options.retry_initial
+        await plugin.wait_unless_woken(self._health_wait())
+        if self._connection_lost:
+            self._connection_lost = False
+            plugin.mark_down("connection lost; initializing again")
+            return
+        result, unreachable = await check_health(client, plugin.clock)
+        plugin.record_health(result, unreachable=unreachable)
+
+    async def _watch_channel(self, client: PluginClient) -> None:
+        """A joined plugin whose connection leaves READY may have restarted: join again."""
+        channel = client.channel
+        state = channel.get_state()
+        while True:
+            await channel.wait_for_state_change(state)
+            new = channel.get_state()
+            ready = grpc.ChannelConnectivity.READY
+            if state is ready and new is not ready and self.plugin.state in JOINED:
+                self._connection_lost = True
+                self.plugin.wake()
+            state = new
+
+    async def _back_off(self) -> None:
+        delay = self._retry_delay * random.uniform(0.8, 1.2)  # jitter: replicas do not align
+        self._retry_delay = min(self._retry_delay * 2, self.plugin.options.retry_max)
+        self.plugin.retry_join_in(delay)
+        await self.plugin.wait_unless_woken(delay)
+
+    def _health_wait(self) -> float:
+        interval = self.plugin.options.health_interval
+        breaker = self.plugin.breaker
+        if not breaker.allows_calls():
+            # Probe as soon as the circuit turns half-open rather than a full interval later.
+            return min(interval, breaker.seconds_until_probe() + 0.01)
+        return interval
