@@ -11,7 +11,7 @@ import pytest
 from aiohttp import web
 from forge_common.app import create_app
 from forge_common.auth import viewer_of
-from forge_common.body import optional_int, read_json_object, required_str
+from forge_common.body import optional_int, read_json_object, required_str, streams_body
 from forge_common.keys import DB_POOL
 from forge_common.render import json_response
 from forge_common.service import Service
@@ -33,17 +33,27 @@ async def echo(request: web.Request) -> web.Response:
     return json_response({"name": required_str(body, "name"), "n": optional_int(body, "n")})
 
 
+@streams_body
+async def count_bytes(request: web.Request) -> web.Response:
+    total = 0
+    async for chunk in request.content.iter_any():
+        total += len(chunk)
+    return json_response({"bytes": total})
+
+
 def setup(app: web.Application, settings: object) -> None:
     for prefix in ("/api/v1", "/api/v2"):
         app.router.add_get(f"{prefix}/whoami", whoami)
         app.router.add_get(f"{prefix}/boom", boom)
         app.router.add_post(f"{prefix}/echo", echo)
+    app.router.add_post("/api/v2/count", count_bytes)
 
 
 @pytest.fixture
 async def client(aiohttp_client, settings, load):
     await load({"users": [{"name": "alice", "tokens": ["alice-token"]}]})
-    app = create_app(replace(settings, max_body_bytes=1024), [Service("t", None, None, setup)])
+    tight = replace(settings, max_body_bytes=1024, body_read_timeout=0.5)
+    app = create_app(tight, [Service("t", None, None, setup)])
     return await aiohttp_client(app)
 
 
@@ -196,3 +206,50 @@ async def test_every_response_says_nosniff(client):
     for method, path in [("GET", "/api/v2/whoami"), ("GET", "/nothing"), ("GET", "/api/v2/boom")]:
         response = await client.request(method, path)
         assert response.headers["X-Content-Type-Options"] == "nosniff", (method, path)
+
+
+async def _raw(client, request: bytes, *, close: bool = False) -> bytes:
+    reader, writer = await asyncio.open_connection(client.host, client.port)
+    writer.write(request)
+    await writer.drain()
+    if close:
+        writer.close()
+        await writer.wait_closed()
+        return b""
+    # the head and the declared body; not EOF: aiohttp lingers to drain an unread body
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+    length = next(
+        int(line.split(b":", 1)[1])
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    )
+    reply = head + await asyncio.wait_for(reader.readexactly(length), 10)
+    writer.close()
+    await writer.wait_closed()
+    return reply
+
+
+async def test_a_body_stalled_after_its_headers_is_408_within_the_deadline(client, caplog):
+    head = b"POST /api/v2/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"
+    started = asyncio.get_running_loop().time()
+    with caplog.at_level(logging.INFO):
+        reply = await _raw(client, head)
+    assert reply.startswith(b"HTTP/1.1 408"), reply[:200]
+    assert b'"RequestTimeout"' in reply and b"X-Request-Id" in reply
+    assert asyncio.get_running_loop().time() - started < 5
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+
+
+async def test_a_body_cut_short_by_the_client_logs_one_line_and_no_traceback(client, caplog):
+    head = b"POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"
+    with caplog.at_level(logging.INFO):
+        await _raw(client, head, close=True)
+        await asyncio.sleep(0.3)
+        assert (await client.get("/api/v1/whoami")).status == 200  # still serving
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+
+
+async def test_a_streaming_handler_reads_its_own_body_beyond_the_json_limit(client):
+    response = await client.post("/api/v2/count", data=b"x" * 100_000)
+    assert response.status == 200
+    assert await response.json() == {"bytes": 100_000}

@@ -1,17 +1,56 @@
-"""Reading request bodies and validating their fields: 400 for malformed JSON, 413 for an
-oversize body, 422 naming the field for a missing or wrongly typed value."""
+"""Reading request bodies and validating their fields: 408 for a body that does not arrive in
+time, 400 for malformed JSON or a body cut short, 413 for an oversize body, 422 naming the field
+for a missing or wrongly typed value."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
-from .errors import InvalidInput, PayloadTooLarge, Unprocessable
+from .errors import InvalidInput, PayloadTooLarge, RequestTimeout, Unprocessable
+
+log = logging.getLogger(__name__)
+H = TypeVar("H")
+_STREAMS_BODY = "forge_streams_body"
+
+
+def streams_body(handler: H) -> H:
+    """Mark a handler that reads `request.content` itself under limits of its own (uploads): the
+    middleware then does not receive its body first."""
+    setattr(handler, _STREAMS_BODY, True)
+    return handler
+
+
+def wants_body_received(request: web.Request) -> bool:
+    return request.body_exists and not getattr(request.match_info.handler, _STREAMS_BODY, False)
+
+
+async def receive_body(request: web.Request, within: float) -> None:
+    """Receive the whole body within `within` seconds, kept for the handler's `read()`.
+
+    The one body-read deadline of every route (the middleware calls it): a client that stalls
+    after its headers, or drops mid-body, costs one line of log, never a held task or a traceback.
+    """
+    try:
+        async with asyncio.timeout(within):
+            await request.read()
+    except TimeoutError:
+        log.info("request body not received within %s s; given up", within)
+        raise RequestTimeout() from None
+    except web.HTTPRequestEntityTooLarge:
+        raise PayloadTooLarge("Request body too large") from None
+    except (ConnectionError, HttpProcessingError, asyncio.IncompleteReadError) as exc:
+        log.info("request body cut short (%s)", type(exc).__name__)
+        raise InvalidInput("Request body incomplete") from None
+
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 INT64_MAX = 2**63 - 1

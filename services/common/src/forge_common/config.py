@@ -27,6 +27,9 @@ class Settings:
     gateway_url: str | None = None
     events_secret: str = DEV_EVENTS_SECRET
     max_body_bytes: int = 1024 * 1024
+    # Seconds a request may take to send its whole body (uploads have their own idle limit):
+    # a client that stalls after its headers holds a connection and a task only this long.
+    body_read_timeout: float = 30.0
     max_upload_bytes: int = 4 * 1024 * 1024 * 1024
     auto_migrate: bool = False
     log_level: str = "INFO"
@@ -53,6 +56,7 @@ class Settings:
             gateway_url=env.get("GATEWAY_URL") or None,
             events_secret=env.get("EVENTS_SECRET", DEV_EVENTS_SECRET),
             max_body_bytes=_int(env, "MAX_BODY_BYTES", cls.max_body_bytes),
+            body_read_timeout=_seconds(env, "BODY_READ_TIMEOUT", cls.body_read_timeout),
             max_upload_bytes=_int(env, "MAX_UPLOAD_BYTES", cls.max_upload_bytes),
             auto_migrate=_bool(env, "AUTO_MIGRATE", cls.auto_migrate),
             log_level=env.get("LOG_LEVEL", cls.log_level).upper(),
@@ -83,6 +87,19 @@ def _int(env: Mapping[str, str], name: str, default: int) -> int:
     except ValueError:
         raise ConfigError(f"{name} must be a whole number, not {raw!r}") from None
     if value <= 0:
+        raise ConfigError(f"{name} must be positive, not {raw!r}")
+    return value
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number of seconds, not {raw!r}") from None
+    if not 0 < value < float("inf"):
         raise ConfigError(f"{name} must be positive, not {raw!r}")
     return value
 

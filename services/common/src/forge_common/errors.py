@@ -7,6 +7,7 @@
     ├── PermissionDenied          403
     ├── NotFound                  404 (code names what: RepoNotFound, ReleaseNotFound, ...)
     ├── MethodNotAllowed          405 (with the allowed methods)
+    ├── RequestTimeout            408 (the body did not arrive in time)
     ├── Conflict                  409
     ├── PayloadTooLarge           413
     ├── Unprocessable             422 (validation; names the field)
@@ -24,6 +25,7 @@ from collections.abc import Sequence
 class ApiError(Exception):
     status = 500
     code = "InternalError"
+    close_connection = False  # True when what is left of the request cannot be trusted
 
     def __init__(
         self,
@@ -78,6 +80,15 @@ class MethodNotAllowed(ApiError):
 
     def __init__(self, allowed: Sequence[str]) -> None:
         super().__init__("Method not allowed", headers={"Allow": ", ".join(sorted(allowed))})
+
+
+class RequestTimeout(ApiError):
+    status = 408
+    code = "RequestTimeout"
+    close_connection = True  # the rest of the body may still come: it must not read as a request
+
+    def __init__(self, message: str = "Request body not received in time") -> None:
+        super().__init__(message)
 
 
 class Conflict(ApiError):

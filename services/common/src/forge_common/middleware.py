@@ -15,7 +15,9 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from .auth import authenticate
+from .body import receive_body, wants_body_received
 from .errors import ApiError, MethodNotAllowed, NotFound, PayloadTooLarge
+from .keys import SETTINGS
 from .logs import request_id_var
 from .render import json_response
 
@@ -47,6 +49,8 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
     token = request_id_var.set(request_id)
     try:
         await authenticate(request)
+        if wants_body_received(request):
+            await receive_body(request, request.app[SETTINGS].body_read_timeout)
         response = await handler(request)
     except ApiError as error:
         response = render_error(request, error)
@@ -93,7 +97,10 @@ def render_error(request: web.Request, error: ApiError) -> web.Response:
                 "request_id": request.get(REQUEST_ID, ""),
             }
         }
-    return json_response(body, status=error.status, headers=headers)
+    response = json_response(body, status=error.status, headers=headers)
+    if error.close_connection:
+        response.force_close()
+    return response
 
 
 def _translate_http_exception(exc: web.HTTPException) -> ApiError:
