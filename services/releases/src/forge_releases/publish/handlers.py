@@ -19,7 +19,7 @@ from aiohttp import HttpVersion11, web
 from aiohttp.http_exceptions import BadHttpMessage
 from forge_common.access import Access
 from forge_common.auth import Viewer, viewer_of
-from forge_common.body import read_json_object
+from forge_common.body import read_json_object, streams_body
 from forge_common.errors import AuthTokenMissing
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.render import json_response
@@ -124,6 +124,7 @@ def _check_name_free(release: Release, name: str) -> None:
         raise AssetNameTaken(name)
 
 
+@streams_body  # its own limits: MAX_UPLOAD_BYTES and an idle timeout between chunks
 async def upload_asset(request: web.Request) -> web.Response:
     """The file is checked (name, duplicate, declared size) before a byte of it is read."""
     ref, viewer = await _publisher(request)
