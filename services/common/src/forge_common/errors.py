@@ -6,6 +6,7 @@
     ├── AuthTokenInvalid          401 (a token we do not know: never treated as anonymous)
     ├── PermissionDenied          403
     ├── NotFound                  404 (code names what: RepoNotFound, ReleaseNotFound, ...)
+    │   └── RepoNotFound          404 RepoNotFound (shared by the release and organization APIs)
     ├── MethodNotAllowed          405 (with the allowed methods)
     ├── RequestTimeout            408 (the body did not arrive in time)
     ├── Conflict                  409
@@ -72,6 +73,15 @@ class PermissionDenied(ApiError):
 class NotFound(ApiError):
     status = 404
     code = "NotFound"
+
+
+class RepoNotFound(NotFound):
+    """No such repository, or one the caller may not see: the two answer alike."""
+
+    code = "RepoNotFound"
+
+    def __init__(self) -> None:
+        super().__init__("Repository not found")
 
 
 class MethodNotAllowed(ApiError):

@@ -15,13 +15,6 @@ class OrgNotFound(NotFound):
         super().__init__("Organization not found")
 
 
-class RepoNotFound(NotFound):
-    code = "RepoNotFound"
-
-    def __init__(self) -> None:
-        super().__init__("Repository not found")
-
-
 class PinGroupNotFound(NotFound):
     code = "PinGroupNotFound"
 

@@ -7,13 +7,12 @@ from __future__ import annotations
 import asyncpg
 from forge_common.accounts import repository_by_name
 from forge_common.db import Conn
-from forge_common.errors import Unprocessable
+from forge_common.errors import RepoNotFound, Unprocessable
 from forge_common.names import is_repo_name
 
 from .db import groups as groups_db
 from .db import pins as pins_db
 from .db.pins import PinOrder
-from .errors import RepoNotFound
 from .events import emit_org_event
 from .models import Org, Pin
 from .payloads import AddPin

@@ -1,6 +1,6 @@
 """The releases service's errors: each a subclass of a `forge_common.errors` class, which gives the
 status (codes: docs/http.md; messages: docs/releases.md). Code elsewhere raises these, never an
-inline `NotFound("...")`."""
+inline `NotFound("...")`. `RepoNotFound` is shared with the orgs service: forge_common.errors."""
 
 from __future__ import annotations
 
@@ -60,13 +60,6 @@ class RepoArchived(PermissionDenied):
 
 
 # --- 404 ------------------------------------------------------------------------------------
-
-
-class RepoNotFound(NotFound):
-    code = "RepoNotFound"
-
-    def __init__(self) -> None:
-        super().__init__("Repository not found")
 
 
 class ReleaseNotFound(NotFound):

@@ -1,16 +1,20 @@
-"""HTTP caching headers: ETag, Cache-Control and conditional requests.
+"""HTTP caching headers of the releases service: Cache-Control and the ETag of a JSON body.
 
 Data anyone may read is `public`; anything that depends on who asks (a private repository, drafts
 shown to an admin) is `private` with `Vary: Authorization`, so a shared cache never hands one
 caller's answer to another. `no-cache` makes caches revalidate (cheap with the ETag), so a new
 release is seen at once: stale update caches are what users of other servers complain about.
+
+`If-None-Match` and the 304 are `forge_common.conditional`'s (re-exported for the OpenAPI handler).
 """
 
 from __future__ import annotations
 
 import hashlib
 
-from aiohttp import web
+from forge_common.conditional import none_match, not_modified, quoted
+
+__all__ = ["PRIVATE", "PUBLIC", "cache_headers", "etag_of", "none_match", "not_modified"]
 
 PUBLIC = {"Cache-Control": "public, no-cache"}
 PRIVATE = {"Cache-Control": "private, no-cache", "Vary": "Authorization"}
@@ -22,20 +26,4 @@ def cache_headers(public: bool) -> dict[str, str]:
 
 def etag_of(body: bytes) -> str:
     """A strong ETag derived from the bytes sent."""
-    return '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
-
-
-def none_match(request: web.Request, etag: str) -> bool:
-    """True when `If-None-Match` lists `etag` (weak comparison, RFC 9110 §13.1.2) or is `*`."""
-    header = request.headers.get("If-None-Match")
-    if not header:
-        return False
-    for candidate in header.split(","):
-        candidate = candidate.strip()
-        if candidate == "*" or candidate.removeprefix("W/") == etag:
-            return True
-    return False
-
-
-def not_modified(etag: str, headers: dict[str, str]) -> web.Response:
-    return web.Response(status=304, headers={**headers, "ETag": etag})
+    return quoted(hashlib.blake2b(body, digest_size=12).hexdigest())

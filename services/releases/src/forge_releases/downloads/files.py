@@ -15,10 +15,11 @@ from typing import BinaryIO
 from urllib.parse import quote
 
 from aiohttp import web
+from forge_common.conditional import none_match, not_modified, quoted
 from forge_common.middleware import stamp_headers
 
 from ..errors import AssetNotFound
-from ..httpcache import cache_headers, none_match
+from ..httpcache import cache_headers
 from ..keys import DOWNLOAD_COUNTER, STORAGE
 from ..models import Asset, Release
 from .ranges import ByteRange, Unsatisfiable, parse_range
@@ -82,7 +83,7 @@ async def serve_asset(
     asset = find_asset(release.assets, name)
     if asset is None:
         raise AssetNotFound()
-    etag = f'"{asset.sha256}"'
+    etag = quoted(asset.sha256)
     last_modified = _http_date(asset)
     headers = {
         **cache_headers(public),
@@ -91,7 +92,7 @@ async def serve_asset(
         "Accept-Ranges": "bytes",
     }
     if none_match(request, etag) or _not_modified_since(request, asset):
-        return web.Response(status=304, headers=headers)
+        return not_modified(etag, headers)
     try:
         part = _wanted_range(request, etag, last_modified, asset.size)
     except Unsatisfiable:

@@ -21,6 +21,7 @@ from forge_common.access import Access
 from forge_common.auth import Viewer, viewer_of
 from forge_common.body import read_json_object, streams_body
 from forge_common.errors import AuthTokenMissing
+from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.render import json_response
 
@@ -35,7 +36,6 @@ from ..errors import (
 from ..keys import DOWNLOAD_COUNTER, STORAGE
 from ..models import Release, RepoRef
 from ..read import render
-from ..read.params import release_id_of
 from ..read.queries import release_by_id
 from ..read.resolve import resolve
 from ..urls import api_releases_url
@@ -59,14 +59,14 @@ async def _publisher(request: web.Request, need: Access = Access.WRITE) -> tuple
 
 
 def _release_id(request: web.Request) -> int:
-    release_id = release_id_of(request.match_info["release_id"])
+    release_id = positive_int64(request.match_info["release_id"])
     if release_id is None:
         raise ReleaseNotFound()
     return release_id
 
 
 def _asset_id(request: web.Request) -> int:
-    asset_id = release_id_of(request.match_info["asset_id"])  # the same positive-int64 rule
+    asset_id = positive_int64(request.match_info["asset_id"])
     if asset_id is None:
         raise AssetNotFound()
     return asset_id

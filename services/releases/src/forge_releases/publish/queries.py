@@ -11,16 +11,11 @@ more, delete it", so a file is never deleted under a new reference.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+
+from forge_common.db import Conn, Queryable
 
 from ..models import Asset, Release
 from ..read.queries import release_by_id
-
-if TYPE_CHECKING:
-    import asyncpg
-
-    Conn = asyncpg.Connection[Any]
-    Queryable = asyncpg.Connection[Any] | asyncpg.Pool
 
 _RETURNING_ASSET = (
     "RETURNING id, release_id, name, size, content_type, sha256, uuid::text AS uuid, "

@@ -12,22 +12,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Iterable, Mapping
-from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, TypeAlias, cast
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import asyncpg
 from aiohttp import web
+from forge_common.db import Conn, transaction
+from forge_common.errors import RepoNotFound
 from forge_common.keys import DB_POOL
 
-from ..errors import (
-    AssetNameTaken,
-    AssetNotFound,
-    ReleaseNotFound,
-    RepoArchived,
-    RepoNotFound,
-    TagTaken,
-)
+from ..errors import AssetNameTaken, AssetNotFound, ReleaseNotFound, RepoArchived, TagTaken
 from ..keys import RELEASE_CACHE, STORAGE
 from ..models import Asset, Release, RepoRef
 from ..read.queries import release_by_id
@@ -37,18 +31,6 @@ from .input import edit_release
 from .queries import NewAsset, ReleaseFields, RepoFacts
 
 log = logging.getLogger(__name__)
-
-if TYPE_CHECKING:
-    Conn: TypeAlias = asyncpg.Connection[Any]
-else:  # the class is not subscriptable at run time
-    Conn = asyncpg.Connection
-
-
-@asynccontextmanager
-async def _transaction(app: web.Application) -> AsyncIterator[Conn]:
-    """A pooled connection inside a transaction (the pool's proxy behaves as a Connection)."""
-    async with app[DB_POOL].acquire() as proxy, proxy.transaction():
-        yield cast(Conn, proxy)
 
 
 def _writable(facts: RepoFacts | None) -> RepoFacts:
@@ -85,7 +67,7 @@ async def create_release(
     app: web.Application, ref: RepoRef, actor_id: int, fields: ReleaseFields
 ) -> Release:
     """201: a new release (or a bare tag turned into one); 409 when the tag has a release."""
-    async with _transaction(app) as conn:
+    async with transaction(app[DB_POOL]) as conn:
         ctx = await _context(conn, ref, actor_id)
         release = await queries.insert_release(conn, ref.repo_id, fields, actor_id)
         if release is None:
@@ -99,7 +81,7 @@ async def update_release(
     app: web.Application, ref: RepoRef, actor_id: int, release_id: int, data: Mapping[str, Any]
 ) -> Release:
     """Only the given fields change; nothing is written (and no event sent) when none differs."""
-    async with _transaction(app) as conn:
+    async with transaction(app[DB_POOL]) as conn:
         ctx = await _context(conn, ref, actor_id)
         before = await _locked_release(conn, ref, release_id)
         edit = edit_release(data, before)
@@ -124,7 +106,7 @@ async def delete_release(
     app: web.Application, ref: RepoRef, actor_id: int, release_id: int
 ) -> None:
     """The release and its assets; their files go unless another asset has the same bytes."""
-    async with _transaction(app) as conn:
+    async with transaction(app[DB_POOL]) as conn:
         ctx = await _context(conn, ref, actor_id)
         release = await _locked_release(conn, ref, release_id)
         await queries.delete_release(conn, release.id)
@@ -146,7 +128,7 @@ async def attach_asset(
     failure the file is gone afterwards, unless another asset has the same bytes."""
     blob: Blob | None = None
     try:
-        async with _transaction(app) as conn:
+        async with transaction(app[DB_POOL]) as conn:
             ctx = await _context(conn, ref, actor_id)
             release = await _locked_release(conn, ref, release_id)
             await queries.lock_blobs(conn)
@@ -179,7 +161,7 @@ async def attach_asset(
 async def delete_asset(
     app: web.Application, ref: RepoRef, actor_id: int, release_id: int, asset_id: int
 ) -> None:
-    async with _transaction(app) as conn:
+    async with transaction(app[DB_POOL]) as conn:
         ctx = await _context(conn, ref, actor_id)
         release = await _locked_release(conn, ref, release_id)
         asset = await queries.delete_asset(conn, release.id, asset_id)
@@ -198,7 +180,7 @@ async def collect_garbage(app: web.Application, digests: Iterable[str]) -> None:
         return
     storage = app[STORAGE]
     try:
-        async with _transaction(app) as conn:
+        async with transaction(app[DB_POOL]) as conn:
             await queries.lock_blobs(conn)
             for digest in digests:
                 if not await queries.blob_referenced(conn, digest):

@@ -7,16 +7,18 @@ from urllib.parse import urlencode
 
 from aiohttp import web
 from forge_common.access import Access
+from forge_common.conditional import none_match, not_modified
+from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.render import dumps
 
 from ..errors import NoReleasesFound, ReleaseNotFound
-from ..httpcache import cache_headers, etag_of, none_match, not_modified
+from ..httpcache import cache_headers, etag_of
 from ..keys import DOWNLOAD_COUNTER
 from ..models import Release, Resolved
 from ..urls import api_releases_url
 from . import queries, render
-from .params import Page, flag, page_of, release_id_of, storable_tag
+from .params import Page, flag, page_of, storable_tag
 from .resolve import resolve
 from .update import STABLE
 
@@ -98,7 +100,7 @@ async def get_release(request: web.Request) -> web.Response:
     value = request.match_info["tag"]
     if not storable_tag(value):
         raise ReleaseNotFound()
-    release_id = release_id_of(value)
+    release_id = positive_int64(value)  # get rule 1: else a tag
     pool = request.app[DB_POOL]
     if release_id is not None:
         release = await queries.release_by_id(pool, resolved.ref.repo_id, release_id)

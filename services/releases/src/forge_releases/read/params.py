@@ -51,17 +51,6 @@ def page_of(query: Mapping[str, str]) -> Page:
     return Page(page, limit)
 
 
-def release_id_of(value: str) -> int | None:
-    """Get rule 1: a positive int64 is a release id (None: the value is a tag)."""
-    if not value.isascii():
-        return None
-    digits = value[1:] if value[:1] == "+" else value
-    if not digits.isdigit():
-        return None
-    number = int(digits)
-    return number if 0 < number < 2**63 else None
-
-
 def storable_tag(value: str) -> bool:
     """Whether `value` could be a stored tag at all (PostgreSQL text holds no NUL; tags are at
     most 255 characters): anything else is simply not found, without a query."""

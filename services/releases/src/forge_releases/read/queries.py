@@ -6,14 +6,11 @@ Every list is in docs/http.md order (created_at desc, then id desc); bare tags a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from forge_common.db import Queryable
 
 from ..models import Asset, Release
-
-if TYPE_CHECKING:
-    import asyncpg
-
-    Queryable = asyncpg.Connection[Any] | asyncpg.Pool
 
 CANDIDATE_LIMIT = 50  # docs/http.md Limits: releases examined by the update check
 

@@ -14,23 +14,17 @@ up on every request.
 
 from __future__ import annotations
 
-import re
-
 from aiohttp import web
 from forge_common import accounts
 from forge_common.access import Access, access_to
 from forge_common.auth import viewer_of
-from forge_common.errors import AuthTokenMissing
+from forge_common.errors import AuthTokenMissing, RepoNotFound
 from forge_common.keys import DB_POOL
+from forge_common.names import is_account_name, is_repo_name
 
-from ..errors import RepoNotFound
 from ..keys import RELEASE_CACHE
 from ..models import RepoRef, Resolved
 from .cache import MISSING, RepoEntry
-
-# The shapes core accepts for names; anything else cannot exist, so it is 404 without a query.
-_OWNER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,38}$")
-_REPO_NAME = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
 
 
 async def _lookup(app: web.Application, owner: str, repo: str) -> RepoEntry | None:
@@ -41,8 +35,9 @@ async def _lookup(app: web.Application, owner: str, repo: str) -> RepoEntry | No
     if cached is not MISSING:
         return cached
     token = cache.token()
-    if not (_OWNER_NAME.match(owner) and _REPO_NAME.match(repo)):
-        return None  # cannot exist; not cached, so junk paths cannot crowd out real ones
+    if not (is_account_name(owner) and is_repo_name(repo)):
+        # cannot exist (forge_common.names); not cached, so junk paths cannot crowd out real ones
+        return None
     pool = app[DB_POOL]
     entry = None
     account = await accounts.account_by_name(pool, owner)

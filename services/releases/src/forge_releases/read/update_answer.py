@@ -10,9 +10,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import hdrs, web
+from forge_common.conditional import none_match
 from forge_common.render import dumps, rfc3339
 
-from ..httpcache import cache_headers, etag_of, none_match
+from ..httpcache import cache_headers, etag_of
 from ..models import Asset, Release
 from ..urls import download_url
 from .update import WINDOWS_PLATFORMS, UpdateQuery, decide_update, windows_urls
@@ -36,6 +37,7 @@ class Answer:
 
     def respond(self, request: web.Request, public: bool) -> web.Response:
         headers = self.public_headers if public else self.private_headers
+        # the header test first: the hot path never parses an absent If-None-Match
         if self.etag and hdrs.IF_NONE_MATCH in request.headers and none_match(request, self.etag):
             return web.Response(
                 status=304, headers={k: v for k, v in headers.items() if k != "Content-Type"}
