@@ -10,8 +10,9 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient
 from forge_common.config import Settings
+from forge_common.keys import NOTIFICATIONS
+from forge_common.notifications import NotificationOptions
 from forge_releases.app import create_app
-from forge_releases.keys import CHANGE_LISTENER
 from forge_releases.options import Options
 
 from .support import FAST
@@ -21,20 +22,21 @@ MakeClient = Callable[..., Awaitable[TestClient[web.Request, web.Application]]]
 
 @pytest.fixture
 def make_client(settings: Settings, aiohttp_client: Any) -> MakeClient:
-    """`await make_client()` → a test client of the releases app, tuned by `options` (a fast
-    change listener unless told otherwise); `wait_cache=True` returns once the change listener is
-    connected (so the cache is in use)."""
+    """`await make_client()` → a test client of the releases app, tuned by `options` and
+    `notifications` (a fast LISTEN connection unless told otherwise); `wait_cache=True` returns
+    once notifications are known to arrive (so the cache is in use)."""
 
     async def _make(
         *,
         wait_cache: bool = False,
-        options: Options = FAST,
+        options: Options | None = None,
+        notifications: NotificationOptions = FAST,
         app_settings: Settings | None = None,
     ) -> TestClient[web.Request, web.Application]:
-        app = create_app(app_settings or settings, options)
+        app = create_app(app_settings or settings, options, notifications)
         client: TestClient[web.Request, web.Application] = await aiohttp_client(app)
         if wait_cache:
-            await asyncio.wait_for(app[CHANGE_LISTENER].connected.wait(), 10)
+            await asyncio.wait_for(app[NOTIFICATIONS].listening.wait(), 10)
         return client
 
     return _make

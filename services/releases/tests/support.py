@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from forge_releases.options import Options
-from forge_releases.read.listener import ListenerTuning
+from forge_common.notifications import NotificationOptions
 
 TOKENS = {
     "stranger": "stranger-token",
@@ -82,21 +80,11 @@ def auth(caller: str) -> dict[str, str]:
     return {} if caller == "anonymous" else {"Authorization": f"token {TOKENS[caller]}"}
 
 
-# a change listener that notices a lost connection and reconnects within a fraction of a second
-FAST = Options(
-    listener=ListenerTuning(
-        ping_interval=0.2, ping_timeout=1.0, first_backoff=0.05, max_backoff=0.2
-    )
+# a LISTEN connection that notices a lost or deaf connection and reconnects within a fraction of
+# a second
+FAST = NotificationOptions(
+    probe_interval=0.2, probe_timeout=1.0, backoff_initial=0.05, backoff_max=0.2
 )
-
-
-async def until(predicate: Callable[[], Awaitable[bool]], seconds: float = 5.0) -> None:
-    """Poll `predicate` until true (for effects that cross a connection, like NOTIFY)."""
-    deadline = asyncio.get_running_loop().time() + seconds
-    while not await predicate():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.02)
 
 
 def error_of(body: Mapping[str, Any]) -> tuple[str, str]:

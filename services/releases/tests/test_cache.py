@@ -1,21 +1,23 @@
 """The in-memory hot path of the update check: a cached check runs no query, and a change made
-behind the cache (plain SQL, another replica) is seen by the next check, through LISTEN/NOTIFY.
-When the LISTEN connection fails, answers stay correct (uncached) and it reconnects."""
+behind the cache (plain SQL, another replica) is seen by the next check, through LISTEN/NOTIFY on
+the application's one LISTEN connection (forge_common.notifications). When that connection fails
+or goes deaf, answers stay correct (uncached) and it reconnects."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
-from forge_common.keys import DB_POOL
-from forge_releases.keys import CHANGE_LISTENER, RELEASE_CACHE
-from forge_releases.options import Options
-from forge_releases.read.cache import ReleaseCache
-from forge_releases.read.listener import CHANNEL, ListenerTuning
+import pytest
+from forge_common.keys import DB_POOL, NOTIFICATIONS
+from forge_common.testing.waiting import eventually
+from forge_releases.keys import RELEASE_CACHE
+from forge_releases.read.cache import CHANNEL, ReleaseCache
 
-from .support import FAST, auth, one_repo, rel, until
+from .support import FAST, auth, one_repo, rel
 
 CHECK = "/api/v2/repos/owner/app/releases/update?version=1.0.0&platform=darwin&arch=arm64"
 
@@ -74,7 +76,7 @@ async def test_release_added_behind_the_cache_is_seen(make_client: Any, load: An
     client = await make_client(wait_cache=True)
     assert await offered(client) == "v1.1.0"
     await add_release(db, "v1.2.0")
-    await until(lambda: offered_is(client, "v1.2.0"))
+    await eventually(lambda: offered_is(client, "v1.2.0"))
 
 
 async def offered_is(client: Any, tag: str | None, path: str = CHECK) -> bool:
@@ -89,14 +91,14 @@ async def test_release_changes_behind_the_cache_are_seen(
     client = await make_client(wait_cache=True)
     assert await offered(client) == "v1.2.0"
     await db.execute("UPDATE releases.releases SET draft = true WHERE tag = 'v1.2.0'")
-    await until(lambda: offered_is(client, "v1.1.0"))
+    await eventually(lambda: offered_is(client, "v1.1.0"))
     await db.execute("UPDATE releases.assets SET name = 'other.txt'")
-    await until(lambda: offered_is(client, None))
+    await eventually(lambda: offered_is(client, None))
     await db.execute("UPDATE releases.assets SET name = 'App-arm64.zip'")
     await db.execute("UPDATE releases.releases SET draft = false")
-    await until(lambda: offered_is(client, "v1.2.0"))
+    await eventually(lambda: offered_is(client, "v1.2.0"))
     await db.execute("DELETE FROM releases.releases WHERE tag = 'v1.2.0'")
-    await until(lambda: offered_is(client, "v1.1.0"))
+    await eventually(lambda: offered_is(client, "v1.1.0"))
 
 
 async def test_download_counts_do_not_invalidate(make_client: Any, load: Any, db: Any) -> None:
@@ -107,16 +109,12 @@ async def test_download_counts_do_not_invalidate(make_client: Any, load: Any, db
     token = cache.token()
     await db.execute("UPDATE releases.assets SET download_count = download_count + 5")
     await db.execute("SELECT pg_notify('forge_releases', 'odd')")  # unknown payload: clears
-    await until(lambda: _changed(cache, token))
+    await eventually(lambda: cache.token() != token)
     token = cache.token()
     await offered(client)
     await db.execute("UPDATE releases.assets SET download_count = download_count + 5")
     await asyncio.sleep(0.2)
     assert cache.token() == token  # no notification for a count
-
-
-async def _changed(cache: ReleaseCache, token: int) -> bool:
-    return cache.token() != token
 
 
 async def test_repository_made_private_behind_the_cache(
@@ -130,7 +128,7 @@ async def test_repository_made_private_behind_the_cache(
     async def refused() -> bool:
         return (await client.get(CHECK)).status == 401
 
-    await until(refused)
+    await eventually(refused)
     assert await offered(client, caller="owner") == "v1.1.0"
 
 
@@ -143,7 +141,7 @@ async def test_repository_renamed_behind_the_cache(make_client: Any, load: Any, 
     async def moved() -> bool:
         return (await client.get(CHECK)).status == 404
 
-    await until(moved)
+    await eventually(moved)
     resp = await client.get(CHECK.replace("/app/", "/renamed/"))
     assert (await resp.json())["url"].startswith("http://forge.test/owner/renamed/")
 
@@ -157,52 +155,49 @@ async def test_two_replicas_on_one_database_both_see_a_change(
     assert await offered(first) == "v1.1.0"
     assert await offered(second) == "v1.1.0"
     await add_release(db, "v1.3.0")
-    await until(lambda: offered_is(first, "v1.3.0"))
-    await until(lambda: offered_is(second, "v1.3.0"))
+    await eventually(lambda: offered_is(first, "v1.3.0"))
+    await eventually(lambda: offered_is(second, "v1.3.0"))
 
 
 async def test_lost_listen_connection_degrades_to_uncached_then_reconnects(
     make_client: Any, load: Any, db: Any
 ) -> None:
     await load(one_repo([rel("v1.1.0", 1, "App-arm64.zip")]))
-    slow_retry = ListenerTuning(ping_interval=0.2, ping_timeout=1.0, first_backoff=1.5)
-    client = await make_client(wait_cache=True, options=Options(listener=slow_retry))
-    listener = client.app[CHANGE_LISTENER]
+    slow_retry = replace(FAST, backoff_initial=1.5, backoff_max=1.5)
+    client = await make_client(wait_cache=True, notifications=slow_retry)
+    notifications = client.app[NOTIFICATIONS]
     cache = client.app[RELEASE_CACHE]
     assert await offered(client) == "v1.1.0"
-    assert listener._conn is not None
-    pid = listener._conn.get_server_pid()
+    pid = notifications.server_pid
+    assert pid is not None
     await db.execute("SELECT pg_terminate_backend($1)", pid)
-    await until(lambda: _is(not listener.connected.is_set()))
+    await eventually(lambda: not notifications.listening.is_set())
     assert not cache.enabled
     # while nobody listens, a change is still seen at once: nothing is served from the cache
     await add_release(db, "v1.2.0")
     assert await offered(client) == "v1.2.0"
     # it comes back, with an empty cache, and notifications work again
-    await asyncio.wait_for(listener.connected.wait(), 10)
+    await asyncio.wait_for(notifications.listening.wait(), 10)
     assert cache.enabled
+    assert notifications.server_pid != pid
     assert await offered(client) == "v1.2.0"
     await add_release(db, "v1.4.0")
-    await until(lambda: offered_is(client, "v1.4.0"))
-
-
-async def _is(value: bool) -> bool:
-    return value
+    await eventually(lambda: offered_is(client, "v1.4.0"))
 
 
 async def test_listener_that_cannot_connect_keeps_answers_correct(
     make_client: Any, load: Any, db: Any, settings: Any
 ) -> None:
-    """A wrong listener address (say, a proxy that drops LISTEN): uncached but correct."""
+    """A wrong LISTEN address (say, a proxy that drops LISTEN): uncached but correct."""
     await load(one_repo([rel("v1.1.0", 1, "App-arm64.zip")]))
-    client = await make_client(options=FAST, wait_cache=True)
-    listener = client.app[CHANGE_LISTENER]
-    listener.dsn = settings.database_url.replace("forge_test", "no_such_db")
+    client = await make_client(wait_cache=True)
+    notifications = client.app[NOTIFICATIONS]
+    notifications.dsn = settings.database_url.replace("forge_test", "no_such_db")
     await db.execute(
         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
         "WHERE pid <> pg_backend_pid() AND datname = current_database()"
     )
-    await until(lambda: _is(not listener.connected.is_set()))
+    await eventually(lambda: not notifications.listening.is_set())
     await asyncio.sleep(0.3)  # a few failed attempts
     assert not client.app[RELEASE_CACHE].enabled
     assert await offered(client) == "v1.1.0"
@@ -265,22 +260,34 @@ async def test_private_repository_with_public_releases_is_cached_too(
 
 
 async def test_deaf_listen_connection_is_detected_and_replaced(
-    make_client: Any, load: Any, db: Any
+    make_client: Any, load: Any, db: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A connection that is up but no longer delivers notifications (a proxy that swallows
-    them) fails the listener's own probe: the cache goes off and a new connection is made."""
+    them) fails its own probe: the cache goes off and a new connection is made. The deaf
+    connection is played as services/common/tests/test_notifications.py does (its probe goes
+    nowhere), and it also stops hearing `forge_releases`."""
     await load(one_repo([rel("v1.1.0", 1, "App-arm64.zip")]))
-    fast = ListenerTuning(ping_interval=0.2, ping_timeout=0.5, first_backoff=0.05)
-    client = await make_client(wait_cache=True, options=Options(listener=fast))
-    listener = client.app[CHANGE_LISTENER]
+    client = await make_client(wait_cache=True, notifications=replace(FAST, probe_timeout=0.5))
+    notifications = client.app[NOTIFICATIONS]
+    cache = client.app[RELEASE_CACHE]
     assert await offered(client) == "v1.1.0"
-    deaf = listener._conn
+    deaf = notifications._conn
+    deaf_pid = notifications.server_pid
     assert deaf is not None
-    await deaf.remove_listener(CHANNEL, listener._on_notify)
+    send_probe = notifications._send_probe
+
+    async def swallowed(conn: Any, payload: str) -> None:
+        if conn is not deaf:
+            await send_probe(conn, payload)
+
+    monkeypatch.setattr(notifications, "_send_probe", swallowed)
+    await deaf.remove_listener(CHANNEL, notifications._dispatch)
     await add_release(db, "v1.2.0")  # its notification is not heard
-    await until(lambda: offered_is(client, "v1.2.0"))
-    assert listener._conn is not deaf
+    await eventually(lambda: offered_is(client, "v1.2.0"))
+    await asyncio.wait_for(notifications.listening.wait(), 10)
+    assert notifications.server_pid not in (None, deaf_pid)
     assert deaf.is_closed()
+    assert cache.enabled  # the new connection proved itself: the cache is on again
 
 
 def test_cache_memory_is_bounded() -> None:
@@ -304,3 +311,25 @@ def test_cache_memory_is_bounded() -> None:
     for i in range(3):
         cache.remember_answer(second, f"version={i}", NO_UPDATE)
     assert len(first.answers) + len(second.answers) <= 6
+
+
+async def test_the_cache_rides_on_the_applications_one_listen_connection(
+    make_client: Any, load: Any, db: Any
+) -> None:
+    """No LISTEN connection of its own: the one of forge_common.notifications, subscribed to
+    `forge_releases`; leaving the application unsubscribes and turns the cache off."""
+    from forge_common.notifications import APPLICATION_NAME
+
+    await load(one_repo([rel("v1.1.0", 1, "App-arm64.zip")]))
+    client = await make_client(wait_cache=True)
+    sessions = await db.fetchval(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+        "AND application_name = $1",
+        APPLICATION_NAME,
+    )
+    assert sessions == 1
+    assert CHANNEL in client.app[NOTIFICATIONS]._subscriptions
+    cache = client.app[RELEASE_CACHE]
+    assert cache.enabled
+    await client.close()
+    assert not cache.enabled

@@ -1,6 +1,6 @@
 """Publishing with two running replicas on one database: a change made through instance A is seen
 by the update check and the list of instance B, whose cache held the old answer (issue 4; the
-cache is invalidated by the triggers' NOTIFY, read/cache.py and read/listener.py)."""
+cache is invalidated by the triggers' NOTIFY, read/cache.py and forge_common.notifications)."""
 
 from __future__ import annotations
 
@@ -9,20 +9,22 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 from forge_common.config import Settings
+from forge_common.keys import NOTIFICATIONS
+from forge_common.testing.waiting import eventually
 from forge_releases.app import create_app
-from forge_releases.keys import CHANGE_LISTENER, RELEASE_CACHE
+from forge_releases.keys import RELEASE_CACHE
 
 from .publish_support import api, auth, publish_world
-from .support import FAST, until
+from .support import FAST
 
 Client = TestClient[Any, Any]
 CHECK = f"{api('owner/pub')}/update?version=1.0.0&platform=linux&arch=x64"
 
 
 async def replica(settings: Settings, aiohttp_client: Any) -> Client:
-    app = create_app(settings, FAST)
+    app = create_app(settings, notifications=FAST)
     client: Client = await aiohttp_client(app)
-    await asyncio.wait_for(app[CHANGE_LISTENER].connected.wait(), 10)
+    await asyncio.wait_for(app[NOTIFICATIONS].listening.wait(), 10)
     return client
 
 
@@ -57,7 +59,7 @@ async def test_publish_on_a_is_seen_by_update_check_and_list_on_b(
         resp = await b.get(CHECK)
         return resp.status == 200 and (await resp.json())["name"] == "v1.1.0"
 
-    await until(b_sees_it)
+    await eventually(b_sees_it)
     answer = await (await b.get(CHECK)).json()
     assert (
         answer["url"] == "http://forge.test/owner/pub/releases/download/v1.1.0/App-1.1.0.AppImage"
@@ -73,7 +75,7 @@ async def test_publish_on_a_is_seen_by_update_check_and_list_on_b(
     async def b_forgot_it() -> bool:
         return (await b.get(CHECK)).status == 204
 
-    await until(b_forgot_it)
+    await eventually(b_forgot_it)
 
 
 async def test_the_writing_instance_sees_its_own_change_immediately(

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from aiohttp import web
 
 from .counter import DownloadCounter
 from .options import Options
 from .read.cache import ReleaseCache
-from .read.listener import ChangeListener
 from .storage import Storage
 
 OPTIONS = web.AppKey("releases_options", Options)
 RELEASE_CACHE = web.AppKey("releases_cache", ReleaseCache)
-CHANGE_LISTENER = web.AppKey("releases_change_listener", ChangeListener)
-LISTENER_TASK = web.AppKey("releases_listener_task", asyncio.Task[None])
 DOWNLOAD_COUNTER = web.AppKey("releases_download_counter", DownloadCounter)
 STORAGE = web.AppKey("releases_storage", Storage)

@@ -1,8 +1,9 @@
-"""Cleanup contexts and startup hooks of the releases service: the change listener, the download
-counter and the sweep of temporary upload files.
+"""Cleanup contexts and startup hooks of the releases service: the cache's subscription to change
+notifications, the download counter and the sweep of temporary upload files.
 
-The contexts are registered after the common database pool, so on shutdown they stop before it
-closes: the last download counts are written with the pool still open.
+The contexts are registered after the common database pool and the shared LISTEN connection
+(`forge_common.app.create_app`), so on shutdown they stop before those close: the last download
+counts are written with the pool still open.
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ import logging
 from collections.abc import AsyncIterator
 
 from aiohttp import web
-from forge_common.keys import DB_POOL, SETTINGS
+from forge_common.keys import DB_POOL, NOTIFICATIONS
 
-from .keys import CHANGE_LISTENER, DOWNLOAD_COUNTER, LISTENER_TASK, OPTIONS, RELEASE_CACHE, STORAGE
+from .keys import DOWNLOAD_COUNTER, OPTIONS, RELEASE_CACHE, STORAGE
 from .publish.uploads import sweep_abandoned
-from .read.listener import ChangeListener
+from .read.cache import CHANNEL
 
 log = logging.getLogger(__name__)
 
@@ -29,12 +30,21 @@ async def _stop(task: asyncio.Task[None]) -> None:
 
 
 async def listener_context(app: web.Application) -> AsyncIterator[None]:
-    tuning = app[OPTIONS].listener
-    listener = ChangeListener(app[SETTINGS].database_url, app[RELEASE_CACHE], tuning)
-    app[CHANGE_LISTENER] = listener
-    app[LISTENER_TASK] = asyncio.create_task(listener.run(), name="releases-change-listener")
-    yield
-    await _stop(app[LISTENER_TASK])
+    """The release cache hears `forge_releases` on the process's one LISTEN connection
+    (`forge_common.notifications`). It is on only while delivery is proven, and each proof starts
+    it empty (notifications sent meanwhile were lost); while delivery is not proven it is off
+    and requests query the database."""
+    cache, notifications = app[RELEASE_CACHE], app[NOTIFICATIONS]
+    subscription = await notifications.subscribe(
+        CHANNEL,
+        cache.on_notification,
+        on_state=lambda listening: cache.reset(enabled=listening),
+    )
+    try:
+        yield
+    finally:
+        await notifications.unsubscribe(subscription)
+        cache.reset(enabled=False)
 
 
 async def counter_context(app: web.Application) -> AsyncIterator[None]:

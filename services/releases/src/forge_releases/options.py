@@ -2,6 +2,8 @@
 
 `forge serve` uses `Options()`; tests pass their own to `create_app(settings, Options(...))`
 (shorter intervals and timeouts) instead of changing the application's state before it starts.
+The LISTEN connection that keeps the cache true is the application's (forge_common.notifications),
+tuned by `forge_common.notifications.NotificationOptions` (app.py `create_app`).
 """
 
 from __future__ import annotations
@@ -9,13 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .read.cache import CacheLimits
-from .read.listener import ListenerTuning
 
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    # the LISTEN connection that keeps the release cache true: pings, timeouts, backoffs
-    listener: ListenerTuning = field(default_factory=ListenerTuning)
     # memory bounds of the release cache
     cache: CacheLimits = field(default_factory=CacheLimits)
     # an upload that sends nothing for this many seconds is given up on (408), so a stalled

@@ -1,10 +1,11 @@
 """The in-process cache behind the update check: name resolution and candidate releases.
 
-Entries are dropped when PostgreSQL says the data changed (listener.py), so every replica sees a
-new release at once. The cache is only used while the LISTEN connection is up: when it is down,
-`enabled` is false, nothing is read from or stored in the cache, and requests query the database
-(correct, slower). Each reconnection starts from an empty cache, since notifications sent while
-disconnected are lost.
+Entries are dropped when PostgreSQL says the data changed (NOTIFY on `CHANNEL`, heard through the
+process's one LISTEN connection, forge_common.notifications; subscribed in lifecycle.py), so every
+replica sees a new release at once. The cache is only used while delivery of notifications is
+proven: when it is not, `enabled` is false, nothing is read from or stored in the cache, and
+requests query the database (correct, slower). Each proof of delivery starts from an empty cache,
+since notifications sent while the connection was down or deaf are lost.
 
 A load races with invalidations: it takes a `token()` before querying and `put_*` stores its result
 only when no invalidation happened meanwhile, so a result read before a change is never kept after
@@ -30,6 +31,9 @@ class _Missing(Enum):
 
 
 MISSING = _Missing.MISSING  # `get_name` when nothing is cached for the key
+
+# What the triggers of migration 0002 NOTIFY: "r:<repo id>", "n" (names), "*" (everything).
+CHANNEL = "forge_releases"
 
 
 @dataclass(frozen=True, slots=True)
