@@ -28,6 +28,33 @@ log = logging.getLogger(__name__)
 
 CHUNK_SIZE = 256 * 1024
 
+# The stored type is what an uploader declared (or a guess from the name): never trusted to render.
+# Only these types, which no browser renders or runs in the page, are sent as stored; anything else
+# (text/html, image/svg+xml, application/pdf, ...) is sent as a plain byte stream. With
+# `Content-Disposition: attachment` and `X-Content-Type-Options: nosniff` (the middleware) the file
+# is saved, never shown.
+SAFE_TYPES = frozenset(
+    {
+        "application/octet-stream",
+        "application/zip",
+        "application/gzip",
+        "application/x-gzip",
+        "application/x-tar",
+        "application/x-xz",
+        "application/x-bzip2",
+        "application/x-7z-compressed",
+        "application/zstd",
+        "application/x-msdownload",
+        "application/x-msi",
+        "application/vnd.microsoft.portable-executable",
+        "application/x-apple-diskimage",
+        "application/vnd.debian.binary-package",
+        "application/x-rpm",
+        "application/vnd.android.package-archive",
+        "application/java-archive",
+    }
+)
+
 
 def find_asset(assets: Sequence[Asset], name: str) -> Asset | None:
     """The asset named exactly `name`, else the first (attachment order) equal ignoring case."""
@@ -45,6 +72,11 @@ def _disposition(name: str) -> str:
     """`filename` for old clients (ASCII, no quotes), `filename*` with the exact name (RFC 6266)."""
     plain = "".join(c if 32 <= ord(c) < 127 and c not in '"\\' else "_" for c in name)
     return f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(name, safe='')}"
+
+
+def served_type(stored: str) -> str:
+    """The Content-Type a download is sent with: the stored type when it is in SAFE_TYPES."""
+    return stored if stored in SAFE_TYPES else "application/octet-stream"
 
 
 def _http_date(release_asset: Asset) -> str:
@@ -109,7 +141,7 @@ async def serve_asset(
         raise AssetNotFound() from None
     try:
         response = web.StreamResponse(status=206 if part.partial else 200, headers=headers)
-        response.content_type = asset.content_type
+        response.content_type = served_type(asset.content_type)
         response.content_length = part.length
         response.headers["Content-Disposition"] = _disposition(asset.name)
         if part.partial:

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 from aiohttp import BodyPartReader, MultipartReader, web
+from aiohttp.http_exceptions import BadHttpMessage
 
 from ..errors import (
     AssetTooLarge,
@@ -39,8 +40,9 @@ WRITE_SIZE = 1024 * 1024
 # Boundaries and part headers around the file in a multipart body.
 MULTIPART_OVERHEAD = 64 * 1024
 
-# What aiohttp's multipart reader raises for a malformed form.
-_MALFORMED = (ValueError, AssertionError, RuntimeError)
+# What aiohttp's multipart reader raises for a malformed form (BadHttpMessage: a part header
+# it cannot parse, such as one with a control character).
+_MALFORMED = (ValueError, AssertionError, RuntimeError, BadHttpMessage)
 _MEDIA_TYPE = re.compile(r"^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$")
 # Declared types that say nothing about the file (curl --data-binary sends form-urlencoded).
 _UNINFORMATIVE = {

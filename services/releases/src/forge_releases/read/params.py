@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from forge_common.ids import positive_int64
+
 DEFAULT_LIMIT = 30
 MAX_LIMIT = 100
 _TRUE = frozenset({"1", "t", "true", "yes", "on"})
@@ -17,14 +19,9 @@ def flag(query: Mapping[str, str], name: str) -> bool:
 
 
 def _positive_int(raw: str | None) -> int | None:
-    if raw is None:
-        return None
-    raw = raw.strip()
-    # int() would also take "1_0" and non-ASCII digits; only plain decimal counts
-    if not raw.isascii() or not raw.isdigit() or len(raw) > 18:
-        return None
-    value = int(raw)
-    return value if value > 0 else None
+    """A positive whole number (forge_common.ids: ASCII digits, bounded before `int()`, at most
+    int64), or None: the caller falls back to the default."""
+    return None if raw is None else positive_int64(raw.strip())
 
 
 @dataclass(frozen=True, slots=True)
