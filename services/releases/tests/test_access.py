@@ -176,7 +176,9 @@ async def test_bearer_scheme_works_too(matrix_client: Any) -> None:
 async def test_public_repository_of_a_hidden_organization_stays_hidden(
     make_client: Any, load: Any
 ) -> None:
-    """**privacy** (docs/access.md): a public repository of a private organization is not public."""
+    """**privacy** (docs/access.md "Authentication rules"): a public repository of an organization
+    the caller may not see is not public, and the organization does not exist for them (404, not
+    401); test_hostile.py covers every route and repository kind."""
     world = one_repo([])
     world["repos"] = [
         {"owner": "secretorg", "name": "app", "releases": [rel("v1.0.0", 1, "App-x64.zip")]},
@@ -189,11 +191,11 @@ async def test_public_repository_of_a_hidden_organization_stays_hidden(
     await load(world)
     client = await make_client()
     path = "/api/v2/repos/{org}/app/releases/latest"
-    assert (await client.get(path.format(org="secretorg"))).status == 401
+    assert (await client.get(path.format(org="secretorg"))).status == 404
     resp = await client.get(path.format(org="secretorg"), headers=auth("stranger"))
     assert resp.status == 404
     resp = await client.get(path.format(org="secretorg"), headers=auth("owner"))
     assert resp.status == 200
-    assert (await client.get(path.format(org="limitedorg"))).status == 401
+    assert (await client.get(path.format(org="limitedorg"))).status == 404
     resp = await client.get(path.format(org="limitedorg"), headers=auth("stranger"))
     assert resp.status == 200

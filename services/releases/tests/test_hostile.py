@@ -1,6 +1,7 @@
 """Hostile input on the releases routes, each answered with a 4xx (or the whole file), never a 500:
 huge numbers in `Range`, ids and query values; control characters in multipart part headers;
-asset names that are not what they seem; uploader-declared types that would render."""
+asset names that are not what they seem; uploader-declared types that would render; and the
+existence of repositories inside organizations the caller may not see."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 import pytest
 from forge_releases.world import validate
 
-from .support import auth, error_of, one_repo, rel
+from .support import TOKENS, auth, error_of, one_repo, rel
 
 HUGE = "9" * 5000  # beyond Python's integer-string limit (4300 digits)
 DOWNLOAD = "/owner/app/releases/download/v1.0.0/App.exe"
@@ -175,3 +176,115 @@ async def test_declared_types_are_never_served_to_render(
         assert got.headers["Content-Type"] == served
         assert got.headers["Content-Disposition"].startswith("attachment;")
         assert got.headers["X-Content-Type-Options"] == "nosniff"
+
+
+# --- docs/access.md "Authentication rules": an owner the caller may not see does not exist ---
+
+HIDDEN_ROUTES = [
+    ("GET", "/api/v2/repos/{org}/{repo}/releases"),
+    ("GET", "/api/v2/repos/{org}/{repo}/releases/v1.0.0"),
+    ("GET", "/api/v2/repos/{org}/{repo}/releases/latest"),
+    ("GET", "/api/v2/repos/{org}/{repo}/releases/update?version=0.1.0&platform=windows"),
+    ("GET", "/{org}/{repo}/releases/download/v1.0.0/App.exe"),
+    ("GET", "/{org}/{repo}/releases/latest/download/App.exe"),
+    ("POST", "/api/v2/repos/{org}/{repo}/releases"),
+    ("PATCH", "/api/v2/repos/{org}/{repo}/releases/1"),
+    ("DELETE", "/api/v2/repos/{org}/{repo}/releases/1"),
+    ("POST", "/api/v2/repos/{org}/{repo}/releases/1/assets?name=a.bin"),
+    ("DELETE", "/api/v2/repos/{org}/{repo}/releases/1/assets/1"),
+]
+# name → (private, public_landing, public_releases)
+KINDS = {
+    "pub": (False, False, False),
+    "priv": (True, False, False),
+    "landing": (True, True, False),
+    "relpub": (True, False, True),
+}
+
+
+@pytest.fixture
+async def orgs_client(make_client: Any, load: Any) -> Any:
+    world = one_repo([])
+    world["users"] += [
+        {"name": "member", "tokens": ["member-token"]},
+        {"name": "siteadmin", "tokens": [TOKENS["siteadmin"]], "admin": True},
+    ]
+    world["orgs"] = [
+        {"name": "secretorg", "visibility": "private", "members": [{"user": "member"}]},
+        {"name": "limitedorg", "visibility": "limited"},
+        {"name": "openorg", "visibility": "public"},
+    ]
+    world["repos"] = [
+        {
+            "owner": org,
+            "name": name,
+            "private": private,
+            "public_landing": landing,
+            "public_releases": releases,
+            "releases": [rel("v1.0.0", 1, "App.exe")],
+            # a grant on the repository does not make a private organization visible
+            "collaborators": [{"user": "stranger", "permission": "write"}]
+            if org == "secretorg"
+            else [],
+        }
+        for org in ("secretorg", "limitedorg", "openorg")
+        for name, (private, landing, releases) in KINDS.items()
+    ]
+    await load(world)
+    return await make_client()
+
+
+def _caller_headers(caller: str) -> dict[str, str]:
+    if caller == "member":
+        return {"Authorization": "token member-token"}
+    return {} if caller == "anonymous" else {"Authorization": f"token {TOKENS[caller]}"}
+
+
+async def _answers(client: Any, org: str, repo: str, caller: str) -> set[tuple[int, str]]:
+    seen = set()
+    for method, template in HIDDEN_ROUTES:
+        path = template.format(org=org, repo=repo)
+        resp = await client.request(method, path, json={}, headers=_caller_headers(caller))
+        code = (await resp.json())["error"]["code"] if resp.status >= 400 else ""
+        seen.add((resp.status, code))
+    return seen
+
+
+@pytest.mark.parametrize(
+    ("org", "caller"),
+    [("secretorg", "anonymous"), ("secretorg", "stranger"), ("limitedorg", "anonymous")],
+)
+async def test_a_hidden_owner_does_not_exist_for_the_caller(
+    orgs_client: Any, org: str, caller: str
+) -> None:
+    """Every repository kind, existing or not, answers the same 404 on every route: nobody
+    learns from 401-versus-404 (or a public landing) that it exists."""
+    for repo in [*KINDS, "missing"]:
+        seen = await _answers(orgs_client, org, repo, caller)
+        assert seen == {(404, "RepoNotFound")}, (org, repo, seen)
+
+
+async def test_visible_owners_keep_rules_2_to_6(orgs_client: Any) -> None:
+    path = "/api/v2/repos/{org}/{repo}/releases"
+    cases = [
+        ("openorg", "priv", "anonymous", 401),  # rule 5 stays for visible owners
+        ("openorg", "landing", "anonymous", 200),  # rule 4
+        ("openorg", "relpub", "anonymous", 200),
+        ("openorg", "missing", "anonymous", 404),
+        ("limitedorg", "pub", "stranger", 200),  # limited: visible when signed in
+        ("limitedorg", "landing", "stranger", 200),
+        ("limitedorg", "priv", "stranger", 404),  # rule 6
+        ("secretorg", "pub", "member", 200),
+        ("secretorg", "landing", "member", 200),
+        ("secretorg", "landing", "siteadmin", 200),
+    ]
+    for org, repo, caller, status in cases:
+        resp = await orgs_client.get(
+            path.format(org=org, repo=repo), headers=_caller_headers(caller)
+        )
+        assert resp.status == status, (org, repo, caller)
+    # readable only by those who can see the organization: never publicly cacheable
+    resp = await orgs_client.get(
+        path.format(org="limitedorg", repo="landing"), headers=_caller_headers("stranger")
+    )
+    assert resp.headers["Cache-Control"].startswith("private")

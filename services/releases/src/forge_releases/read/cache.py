@@ -38,10 +38,12 @@ CHANNEL = "forge_releases"
 
 @dataclass(frozen=True, slots=True)
 class RepoEntry:
-    """A resolved repository path and what an anonymous caller may do with it."""
+    """A resolved repository path and what an anonymous caller may do with it: nothing when they
+    may not see its owner (docs/access.md "Authentication rules"), which they are told as 404."""
 
     ref: RepoRef
     anonymous: Access
+    owner_visible_to_anonymous: bool = True
     # prepared once: the resolution every anonymous caller gets (None: they may not read)
     for_anonymous: Resolved | None = field(init=False)
 

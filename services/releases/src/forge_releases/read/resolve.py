@@ -1,22 +1,25 @@
-"""Repository resolution for every release endpoint and download (docs/access.md
-"Authentication rules" 1-6).
+"""Repository resolution for every release endpoint, download and publishing route
+(docs/access.md "Authentication rules" 1-6).
 
-In order: the owner by name (404), the repository under it (404), then access through
-`forge_common.access` with `release_api=True`: public repositories and private ones with a public
-landing page or public releases are readable by anyone (rules 3-4); otherwise an anonymous caller
+In order: the owner by name (404); an owner the caller may not see (a private organization to a
+non-member, a limited one to an anonymous caller: `forge_common.access.owner_visible`) is 404 too,
+before anything else is decided, so nobody learns that a repository exists inside it; the
+repository under the owner (404); then access through `forge_common.access` with
+`release_api=True`: public repositories and private ones with a public landing page or public
+releases are readable by anyone who can see the owner (rules 3-4); otherwise an anonymous caller
 gets AuthTokenMissing (rule 5) and a signed-in caller without access 404 (rule 6). The caller who
 is the owner (rule 1) has admin through the same decision.
 
-The path → repository step is cached (cache.py) with what an anonymous caller may do, so an
-anonymous request for public data runs no query on a hit; a signed-in caller's access is looked
-up on every request.
+The path → repository step is cached (cache.py) with what an anonymous caller may do and whether
+they may see the owner, so an anonymous request for public data runs no query on a hit; a
+signed-in caller's visibility and access are looked up on every request (one query).
 """
 
 from __future__ import annotations
 
 from aiohttp import web
 from forge_common import accounts
-from forge_common.access import Access, access_to
+from forge_common.access import Access, access_facts, decide, owner_visible
 from forge_common.auth import viewer_of
 from forge_common.errors import AuthTokenMissing, RepoNotFound
 from forge_common.keys import DB_POOL
@@ -44,9 +47,12 @@ async def _lookup(app: web.Application, owner: str, repo: str) -> RepoEntry | No
     if account is not None:
         repository = await accounts.repository_by_name(pool, account.id, repo)
         if repository is not None:
-            anonymous = await access_to(pool, None, repository.id, release_api=True)
-            ref = RepoRef(account.id, account.name, repository.id, repository.name)
-            entry = RepoEntry(ref, anonymous)
+            facts = (await access_facts(pool, None, [repository.id])).get(repository.id)
+            if facts is not None:
+                ref = RepoRef(account.id, account.name, repository.id, repository.name)
+                visible = owner_visible(facts, None)
+                anonymous = decide(facts, None, release_api=True) if visible else Access.NONE
+                entry = RepoEntry(ref, anonymous, owner_visible_to_anonymous=visible)
     cache.put_name(key, entry, token)
     return entry
 
@@ -60,8 +66,14 @@ async def resolve(request: web.Request) -> Resolved:
     if viewer is None:
         if entry.for_anonymous is not None:
             return entry.for_anonymous
+        if not entry.owner_visible_to_anonymous:
+            raise RepoNotFound()  # a hidden owner does not exist for this caller
         raise AuthTokenMissing()
-    level = await access_to(request.app[DB_POOL], viewer, entry.ref.repo_id, release_api=True)
+    pool = request.app[DB_POOL]
+    facts = (await access_facts(pool, viewer, [entry.ref.repo_id])).get(entry.ref.repo_id)
+    if facts is None or not owner_visible(facts, viewer):
+        raise RepoNotFound()
+    level = decide(facts, viewer, release_api=True)
     if level == Access.NONE:
         raise RepoNotFound()
     return Resolved(entry.ref, level, entry.for_anonymous is not None)
