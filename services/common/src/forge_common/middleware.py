@@ -31,6 +31,12 @@ NOSNIFF = ("X-Content-Type-Options", "nosniff")
 _SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
 
+def request_id_of(incoming: str) -> str:
+    """The caller's id when it is short and plain, else a new one (docs/http.md "Request ids")."""
+    # 32 hex digits like uuid4().hex, at a fraction of its cost
+    return incoming if _SAFE_REQUEST_ID.match(incoming) else os.urandom(16).hex()
+
+
 def is_v1(path: str) -> bool:
     return path.startswith("/api/v1/")
 
@@ -42,9 +48,7 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
 
     Every response carries the request id and `nosniff`; handlers that prepare a streamed
     response themselves call `stamp_headers` first."""
-    incoming = request.headers.get(REQUEST_ID_HEADER, "")
-    # 32 hex digits like uuid4().hex, at a fraction of its cost
-    request_id = incoming if _SAFE_REQUEST_ID.match(incoming) else os.urandom(16).hex()
+    request_id = request_id_of(request.headers.get(REQUEST_ID_HEADER, ""))
     request[REQUEST_ID] = request_id
     token = request_id_var.set(request_id)
     try:
@@ -59,7 +63,7 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
             exc.headers[REQUEST_ID_HEADER] = request_id
             exc.headers[NOSNIFF[0]] = NOSNIFF[1]
             raise
-        response = render_error(request, _translate_http_exception(exc))
+        response = render_error(request, translate_http_exception(exc))
     except ConnectionResetError:
         raise
     except Exception:
@@ -82,9 +86,15 @@ def stamp_headers(request: web.Request, response: web.StreamResponse) -> None:
     response.headers[NOSNIFF[0]] = NOSNIFF[1]
 
 
-def render_error(request: web.Request, error: ApiError) -> web.Response:
+def render_error(request: web.BaseRequest, error: ApiError) -> web.Response:
+    return error_response(error, v1=is_v1(request.path), request_id=request.get(REQUEST_ID, ""))
+
+
+def error_response(error: ApiError, *, v1: bool, request_id: str) -> web.Response:
+    """The error body of either API version (docs/http.md "Errors"); callers outside the
+    middleware (forge_common.serving) also stamp the request id and `nosniff` headers."""
     headers = dict(error.headers)
-    if is_v1(request.path):
+    if v1:
         body: dict[str, object] = {"message": error.message}
         if error.errors:
             body["errors"] = error.errors
@@ -94,7 +104,7 @@ def render_error(request: web.Request, error: ApiError) -> web.Response:
                 "code": error.code,
                 "message": error.message,
                 "status": error.status,
-                "request_id": request.get(REQUEST_ID, ""),
+                "request_id": request_id,
             }
         }
     response = json_response(body, status=error.status, headers=headers)
@@ -103,7 +113,7 @@ def render_error(request: web.Request, error: ApiError) -> web.Response:
     return response
 
 
-def _translate_http_exception(exc: web.HTTPException) -> ApiError:
+def translate_http_exception(exc: web.HTTPException) -> ApiError:
     """aiohttp's own errors (no route, wrong method, body over client_max_size) in our shape."""
     if isinstance(exc, web.HTTPMethodNotAllowed):
         return MethodNotAllowed(sorted(exc.allowed_methods))
