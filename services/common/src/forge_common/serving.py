@@ -61,8 +61,22 @@ class ForgeRequestHandler(RequestHandler):
 
     __slots__ = ("_head",)
 
+    @property
+    def busy(self) -> bool:
+        """A request of this connection is being handled (its body may still be arriving)."""
+        return self._request_in_progress
+
     def data_received(self, data: bytes) -> None:
         self._head = data[:_HEAD_BYTES]
+        if self._close and self._request_in_progress and not self._force_close:
+            # aiohttp drops whatever arrives once a connection is closing; when the server stops,
+            # the request in flight may still be receiving its body, and must get it.
+            self._close = False
+            try:
+                super().data_received(data)
+            finally:
+                self._close = True
+            return
         super().data_received(data)
 
     def handle_error(
@@ -164,13 +178,17 @@ async def serve(
 ) -> None:
     """Serve `app` until SIGTERM or SIGINT, then stop gracefully:
 
-    1. stop accepting: the listening socket closes, idle keep-alive connections are closed;
+    1. stop accepting: the listening socket closes, idle keep-alive connections are closed, busy
+       ones close after their response;
     2. requests in flight finish, for at most `shutdown_timeout` seconds (then are cancelled);
     3. the application's cleanup contexts run (download counts flushed, plugins shut down,
        the pool closed), and the function returns.
 
     A second signal while stopping takes the default action (the process ends at once)."""
-    runner = ForgeRunner(app, access_log=None, shutdown_timeout=shutdown_timeout)
+    # aiohttp's own wait (runner.cleanup) force-closes connections first, dropping the rest of a
+    # body still arriving: `_finish_in_flight` waits instead, and aiohttp's wait is left with the
+    # requests still running after the bound, which it cancels.
+    runner = ForgeRunner(app, access_log=None, shutdown_timeout=_CANCELLED_GRACE)
     await runner.setup()
     try:
         await web.TCPSite(runner, host, port).start()
@@ -182,8 +200,32 @@ async def serve(
             signalled,
             shutdown_timeout,
         )
+        await _finish_in_flight(runner, shutdown_timeout)
     finally:
         await runner.cleanup()
+
+
+_CANCELLED_GRACE = 2.0  # seconds a request cancelled after the bound gets to unwind
+
+
+async def _finish_in_flight(runner: web.BaseRunner, bound: float) -> None:
+    """Stop accepting; close idle connections now and busy ones after their response; wait until
+    no request is in flight, or `bound` seconds."""
+    for site in list(runner.sites):
+        await site.stop()  # the listening socket closes: new connections are refused
+    server = runner.server
+    if server is None:
+        return
+    for connection in server.connections:
+        connection.close()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + bound
+    while loop.time() < deadline:
+        busy = sum(1 for c in server.connections if isinstance(c, ForgeRequestHandler) and c.busy)
+        if not busy:
+            return
+        await asyncio.sleep(0.05)
+    log.warning("stopping: requests still in flight after %g s are cancelled", bound)
 
 
 async def _until_signalled() -> str:
