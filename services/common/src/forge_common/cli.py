@@ -162,7 +162,8 @@ def main(argv: Sequence[str] | None = None, env: dict[str, str] | None = None) -
 def _dev(args: Any, env: dict[str, str], services: dict[str, Service]) -> int:
     pg: EmbeddedPostgres | None = None
     if not env.get("DATABASE_URL"):
-        pg = EmbeddedPostgres(args.data_dir / "postgres")
+        # make run keeps its data: fsync and full-page writes on (docs/architecture.md)
+        pg = EmbeddedPostgres(args.data_dir / "postgres", durable=True)
         env["DATABASE_URL"] = pg.start()
     env.setdefault("STORAGE_PATH", str(args.data_dir / "storage"))
     env.setdefault("APP_URL", f"http://localhost:{args.port}/")
