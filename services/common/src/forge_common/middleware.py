@@ -19,6 +19,7 @@ from .body import receive_body, wants_body_received
 from .errors import ApiError, MethodNotAllowed, NotFound, PayloadTooLarge
 from .keys import SETTINGS
 from .logs import request_id_var
+from .outage import database, is_database_down
 from .render import json_response
 
 log = logging.getLogger(__name__)
@@ -66,9 +67,12 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
         response = render_error(request, translate_http_exception(exc))
     except ConnectionResetError:
         raise
-    except Exception:
-        log.exception("unhandled error serving %s %s", request.method, request.path)
-        response = render_error(request, ApiError("Internal server error"))
+    except Exception as exc:
+        if is_database_down(exc):  # docs/architecture.md "Dependency outages": 503, logged once
+            response = render_error(request, database(request.app).failed(exc))
+        else:
+            log.exception("unhandled error serving %s %s", request.method, request.path)
+            response = render_error(request, ApiError("Internal server error"))
     finally:
         request_id_var.reset(token)
     if not response.prepared:
