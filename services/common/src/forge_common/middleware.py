@@ -65,8 +65,10 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
             exc.headers[NOSNIFF[0]] = NOSNIFF[1]
             raise
         response = render_error(request, translate_http_exception(exc))
-    except ConnectionResetError:
-        raise
+    except ConnectionResetError as exc:
+        if not is_database_down(exc):  # the caller went away: nobody to answer
+            raise
+        response = render_error(request, database(request.app).failed(exc))
     except Exception as exc:
         if is_database_down(exc):  # docs/architecture.md "Dependency outages": 503, logged once
             response = render_error(request, database(request.app).failed(exc))

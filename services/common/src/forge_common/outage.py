@@ -18,6 +18,7 @@ database: `is_database_down(exc)` says which exceptions mean PostgreSQL cannot b
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -73,7 +74,10 @@ class Dependency:
                 extra={"dependency": self.name},
             )
             if self.probe is not None and (self._prober is None or self._prober.done()):
-                self._prober = asyncio.get_running_loop().create_task(self._probe_until_back())
+                # an empty context: the probe's log line is not the failing request's
+                self._prober = asyncio.get_running_loop().create_task(
+                    self._probe_until_back(), context=contextvars.Context()
+                )
         return DependencyDown(self.name, message)
 
     def succeeded(self) -> None:
@@ -157,6 +161,9 @@ _DATABASE_DOWN: tuple[type[BaseException], ...] = (
     asyncpg.AdminShutdownError,  # terminated by a fast or smart shutdown
     asyncpg.CrashShutdownError,
     asyncpg.TooManyConnectionsError,
+    # a pooled connection whose server went away mid-use: "cannot switch to state 12; another
+    # operation (2) is in progress" (seen while PostgreSQL restarts under load)
+    asyncpg.InternalClientError,
 )
 
 
