@@ -29,6 +29,10 @@ from typing import Any
 
 import asyncpg
 import pytest
+from forge_common.db import connect
+from forge_common.embedded_pg import EmbeddedPostgres
+from forge_common.migrations import migrate
+from forge_common.service import all_migrations, installed_services
 from forge_common.testing.plugin import TEMPLATE, run_sync, with_database
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -299,3 +303,37 @@ def start_stack(database_url: str, world: Mapping[str, Any], workdir: Path) -> I
     finally:
         for process in reversed(stack.processes):
             process.stop()
+
+
+@pytest.fixture(scope="module")
+def own_cluster() -> Iterator[EmbeddedPostgres]:
+    """A migrated PostgreSQL cluster of the module's own, which its tests may stop and restart
+    without breaking the session's."""
+    folder = Path(tempfile.mkdtemp(prefix="forge-e2e-cluster-"))
+    server = EmbeddedPostgres(folder, durable=False)
+    url = server.start()
+
+    async def migrated() -> None:
+        conn = await connect(url)
+        try:
+            await migrate(conn, all_migrations(installed_services()))
+        finally:
+            await conn.close()
+
+    run_sync(migrated())
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def own_cluster_stack(
+    own_cluster: EmbeddedPostgres,
+    tmp_path_factory: pytest.TempPathFactory,
+    request: pytest.FixtureRequest,
+) -> Iterator[Stack]:
+    """The module's stack on `own_cluster`: for tests that stop or restart PostgreSQL."""
+    world = request.module.WORLD
+    yield from start_stack(own_cluster.url, world, tmp_path_factory.mktemp("e2e-own-cluster"))

@@ -99,3 +99,18 @@ def test_kubernetes_nginx_config_is_the_current_rendering() -> None:
         check=True,
     ).stdout
     assert rendered == (ROOT / "deploy/k8s/nginx/forge.conf").read_text(), "make deploy-render"
+
+
+@pytest.mark.parametrize("service", ["releases", "orgs", "gateway"])
+def test_kubernetes_gives_requests_in_flight_their_time_after_sigterm(service: str) -> None:
+    # docs/architecture.md "Stopping": preStop sleeps while the endpoint is removed, then SIGTERM
+    # lets requests in flight finish for SHUTDOWN_TIMEOUT seconds, all within the grace period.
+    documents = list(yaml.safe_load_all((ROOT / f"deploy/k8s/{service}.yaml").read_text()))
+    (deployment,) = [d for d in documents if d and d["kind"] == "Deployment"]
+    pod = deployment["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    command = container["lifecycle"]["preStop"]["exec"]["command"]
+    assert command[0] == "/bin/sleep"
+    config = yaml.safe_load((ROOT / "deploy/k8s/config.yaml").read_text())["data"]
+    needed = int(command[1]) + float(config["SHUTDOWN_TIMEOUT"]) + 5
+    assert pod["terminationGracePeriodSeconds"] >= needed

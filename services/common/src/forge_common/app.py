@@ -13,6 +13,7 @@ from .health import add_health_routes
 from .keys import DB_POOL, NOTIFICATION_OPTIONS, NOTIFICATIONS, SETTINGS
 from .middleware import forge_middleware
 from .notifications import NotificationOptions, Notifications
+from .outage import OUTAGES, Outages, outages_context
 from .relay import relay_context
 from .service import Service
 
@@ -24,6 +25,8 @@ def create_app(settings: Settings, services: Sequence[Service]) -> web.Applicati
     )
     app[SETTINGS] = settings
     app[NOTIFICATION_OPTIONS] = NotificationOptions()  # tests may replace it before the start
+    app[OUTAGES] = Outages()  # docs/architecture.md "Dependency outages"
+    app.cleanup_ctx.append(outages_context)
     app.cleanup_ctx.append(_pool_context)
     app.cleanup_ctx.append(notifications_context)
     if settings.gateway_url:  # docs/events.md: this process relays the outbox to the gateway

@@ -15,8 +15,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from aiohttp import web
-
 from . import logs
 from .app import create_app
 from .config import ConfigError, Settings
@@ -24,6 +22,7 @@ from .db import connect
 from .embedded_pg import EmbeddedPostgres, EmbeddedPostgresError
 from .migrations import MigrationError, migrate
 from .service import Service, all_migrations, installed_services
+from .serving import serve as serve_app
 from .world import WorldError, load_world, read_world_file
 
 
@@ -100,10 +99,15 @@ def serve(settings: Settings, services: Sequence[Service], host: str, port: int)
         local = f"[{local}]" if ":" in local else local
         settings = dataclasses.replace(settings, gateway_url=f"http://{local}:{port}/")
     app = create_app(settings, services)
-    print(
-        f"forge: serving {', '.join(s.name for s in services)} on http://{host}:{port}/", flush=True
+
+    def started() -> None:
+        names = ", ".join(s.name for s in services)
+        print(f"forge: serving {names} on http://{host}:{port}/", flush=True)
+
+    # docs/architecture.md "Stopping": SIGTERM and SIGINT stop it gracefully, with exit status 0
+    asyncio.run(
+        serve_app(app, host, port, shutdown_timeout=settings.shutdown_timeout, on_started=started)
     )
-    web.run_app(app, host=host, port=port, print=None, access_log=None)
 
 
 def _install_uvloop() -> None:
@@ -158,7 +162,8 @@ def main(argv: Sequence[str] | None = None, env: dict[str, str] | None = None) -
 def _dev(args: Any, env: dict[str, str], services: dict[str, Service]) -> int:
     pg: EmbeddedPostgres | None = None
     if not env.get("DATABASE_URL"):
-        pg = EmbeddedPostgres(args.data_dir / "postgres")
+        # make run keeps its data: fsync and full-page writes on (docs/architecture.md)
+        pg = EmbeddedPostgres(args.data_dir / "postgres", durable=True)
         env["DATABASE_URL"] = pg.start()
     env.setdefault("STORAGE_PATH", str(args.data_dir / "storage"))
     env.setdefault("APP_URL", f"http://localhost:{args.port}/")

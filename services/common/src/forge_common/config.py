@@ -31,6 +31,9 @@ class Settings:
     # a client that stalls after its headers holds a connection and a task only this long.
     body_read_timeout: float = 30.0
     max_upload_bytes: int = 4 * 1024 * 1024 * 1024
+    # Seconds `forge serve` lets requests in flight finish after SIGTERM (docs/architecture.md
+    # "Stopping"); Kubernetes' terminationGracePeriodSeconds must leave room for it.
+    shutdown_timeout: float = 20.0
     auto_migrate: bool = False
     log_level: str = "INFO"
     log_format: str = "json"
@@ -58,6 +61,7 @@ class Settings:
             max_body_bytes=_int(env, "MAX_BODY_BYTES", cls.max_body_bytes),
             body_read_timeout=_seconds(env, "BODY_READ_TIMEOUT", cls.body_read_timeout),
             max_upload_bytes=_int(env, "MAX_UPLOAD_BYTES", cls.max_upload_bytes),
+            shutdown_timeout=_seconds(env, "SHUTDOWN_TIMEOUT", cls.shutdown_timeout),
             auto_migrate=_bool(env, "AUTO_MIGRATE", cls.auto_migrate),
             log_level=env.get("LOG_LEVEL", cls.log_level).upper(),
             log_format=env.get("LOG_FORMAT", cls.log_format),

@@ -3,6 +3,7 @@ the connection types every service's SQL functions take; `connection()` and `tra
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, TypeAlias, cast
@@ -51,6 +52,16 @@ async def _keep_session(conn: asyncpg.Connection[Any]) -> None:
     """Pool reset hook: nothing to do. asyncpg rolls back an open transaction before calling it,
     and pooled connections carry no session state of ours (LISTEN and advisory locks use
     connections of their own), so the default RESET ALL round trip on every release is waste."""
+
+
+def _not_a_reconnect_attempt(record: logging.LogRecord) -> bool:
+    """asyncpg's pool logs a warning with a traceback each time it fails to reopen its minimum
+    of connections: one per second while PostgreSQL is down. forge_common.outage logs the outage
+    once instead (docs/architecture.md "Dependency outages")."""
+    return not str(record.msg).startswith("Failed to restore the pool connection floor")
+
+
+logging.getLogger("asyncpg.pool").addFilter(_not_a_reconnect_attempt)
 
 
 async def create_pool(dsn: str, *, min_size: int = 1, max_size: int = 10) -> asyncpg.Pool:

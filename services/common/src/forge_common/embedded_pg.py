@@ -42,10 +42,23 @@ def free_port() -> int:
 
 
 class EmbeddedPostgres:
-    """`start()` creates the cluster when it does not exist yet and returns a DATABASE_URL."""
+    """`start()` creates the cluster when it does not exist yet and returns a DATABASE_URL.
 
-    def __init__(self, data_dir: Path, *, port: int | None = None, database: str = "forge") -> None:
+    `durable` (the default, for `forge dev` and `make run`) keeps PostgreSQL's crash safety:
+    fsync and full-page writes on, so a crash or power cut keeps the data. The test suite's
+    throwaway clusters pass `durable=False` (fsync, synchronous commit and full-page writes off)
+    for speed."""
+
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        port: int | None = None,
+        database: str = "forge",
+        durable: bool = True,
+    ) -> None:
         self.data_dir = data_dir.resolve()
+        self.durable = durable
         self.port = port or free_port()
         self.database = database
         self._pgserver: object | None = None
@@ -89,14 +102,18 @@ class EmbeddedPostgres:
                 "trust",
                 "-E",
                 "UTF8",
-                "--no-sync",
+                *([] if self.durable else ["--no-sync"]),
                 "--no-instructions",
             )
         self._stop_leftover(pgdata)
         options = (
             f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.data_dir} "
-            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
-            "-c max_connections=300"
+            "-c max_connections=300 "
+            + (
+                "-c fsync=on -c synchronous_commit=on -c full_page_writes=on"
+                if self.durable
+                else "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+            )
         )
         self._run(
             "pg_ctl",

@@ -8,6 +8,7 @@ import logging
 from aiohttp import web
 
 from .keys import DB_POOL
+from .outage import database, is_database_down
 from .render import json_response
 
 log = logging.getLogger(__name__)
@@ -18,12 +19,17 @@ async def healthz(request: web.Request) -> web.Response:
 
 
 async def readyz(request: web.Request) -> web.Response:
+    db = database(request.app)
     try:
         async with asyncio.timeout(2):
             await request.app[DB_POOL].fetchval("SELECT 1")
-    except Exception:  # any failure means "not ready"; the reason goes to the log only
-        log.warning("readiness check failed", exc_info=True)
+    except Exception as exc:  # any failure means "not ready"
+        if is_database_down(exc) or isinstance(exc, TimeoutError):
+            db.failed(exc)  # logs the start of the outage once, not at every probe
+        else:
+            log.warning("readiness check failed", exc_info=True)
         return json_response({"status": "unavailable"}, status=503)
+    db.succeeded()
     return json_response({"status": "ok"})
 
 

@@ -19,6 +19,7 @@ from .body import receive_body, wants_body_received
 from .errors import ApiError, MethodNotAllowed, NotFound, PayloadTooLarge
 from .keys import SETTINGS
 from .logs import request_id_var
+from .outage import database, is_database_down
 from .render import json_response
 
 log = logging.getLogger(__name__)
@@ -29,6 +30,12 @@ REQUEST_ID_HEADER = "X-Request-Id"
 NOSNIFF = ("X-Content-Type-Options", "nosniff")
 # A caller's id is echoed only when it is short and plain, so it cannot inject into logs or headers.
 _SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+
+
+def request_id_of(incoming: str) -> str:
+    """The caller's id when it is short and plain, else a new one (docs/http.md "Request ids")."""
+    # 32 hex digits like uuid4().hex, at a fraction of its cost
+    return incoming if _SAFE_REQUEST_ID.match(incoming) else os.urandom(16).hex()
 
 
 def is_v1(path: str) -> bool:
@@ -42,9 +49,7 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
 
     Every response carries the request id and `nosniff`; handlers that prepare a streamed
     response themselves call `stamp_headers` first."""
-    incoming = request.headers.get(REQUEST_ID_HEADER, "")
-    # 32 hex digits like uuid4().hex, at a fraction of its cost
-    request_id = incoming if _SAFE_REQUEST_ID.match(incoming) else os.urandom(16).hex()
+    request_id = request_id_of(request.headers.get(REQUEST_ID_HEADER, ""))
     request[REQUEST_ID] = request_id
     token = request_id_var.set(request_id)
     try:
@@ -59,12 +64,17 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
             exc.headers[REQUEST_ID_HEADER] = request_id
             exc.headers[NOSNIFF[0]] = NOSNIFF[1]
             raise
-        response = render_error(request, _translate_http_exception(exc))
-    except ConnectionResetError:
-        raise
-    except Exception:
-        log.exception("unhandled error serving %s %s", request.method, request.path)
-        response = render_error(request, ApiError("Internal server error"))
+        response = render_error(request, translate_http_exception(exc))
+    except ConnectionResetError as exc:
+        if not is_database_down(exc):  # the caller went away: nobody to answer
+            raise
+        response = render_error(request, database(request.app).failed(exc))
+    except Exception as exc:
+        if is_database_down(exc):  # docs/architecture.md "Dependency outages": 503, logged once
+            response = render_error(request, database(request.app).failed(exc))
+        else:
+            log.exception("unhandled error serving %s %s", request.method, request.path)
+            response = render_error(request, ApiError("Internal server error"))
     finally:
         request_id_var.reset(token)
     if not response.prepared:
@@ -82,9 +92,15 @@ def stamp_headers(request: web.Request, response: web.StreamResponse) -> None:
     response.headers[NOSNIFF[0]] = NOSNIFF[1]
 
 
-def render_error(request: web.Request, error: ApiError) -> web.Response:
+def render_error(request: web.BaseRequest, error: ApiError) -> web.Response:
+    return error_response(error, v1=is_v1(request.path), request_id=request.get(REQUEST_ID, ""))
+
+
+def error_response(error: ApiError, *, v1: bool, request_id: str) -> web.Response:
+    """The error body of either API version (docs/http.md "Errors"); callers outside the
+    middleware (forge_common.serving) also stamp the request id and `nosniff` headers."""
     headers = dict(error.headers)
-    if is_v1(request.path):
+    if v1:
         body: dict[str, object] = {"message": error.message}
         if error.errors:
             body["errors"] = error.errors
@@ -94,7 +110,7 @@ def render_error(request: web.Request, error: ApiError) -> web.Response:
                 "code": error.code,
                 "message": error.message,
                 "status": error.status,
-                "request_id": request.get(REQUEST_ID, ""),
+                "request_id": request_id,
             }
         }
     response = json_response(body, status=error.status, headers=headers)
@@ -103,7 +119,7 @@ def render_error(request: web.Request, error: ApiError) -> web.Response:
     return response
 
 
-def _translate_http_exception(exc: web.HTTPException) -> ApiError:
+def translate_http_exception(exc: web.HTTPException) -> ApiError:
     """aiohttp's own errors (no route, wrong method, body over client_max_size) in our shape."""
     if isinstance(exc, web.HTTPMethodNotAllowed):
         return MethodNotAllowed(sorted(exc.allowed_methods))

@@ -65,7 +65,8 @@ def pg_server_url() -> Iterator[str]:
         yield existing
         return
     folder = Path(tempfile.mkdtemp(prefix="forge-test-pg-"))
-    server = EmbeddedPostgres(folder, database="postgres")
+    # throwaway data: no fsync, no full-page writes (forge dev keeps them on: durable=True)
+    server = EmbeddedPostgres(folder, database="postgres", durable=False)
     try:
         yield server.start()
     finally:
