@@ -14,9 +14,11 @@ from forge_gateway.plugins.versions import RPC_MIN_VERSION
 from plugin.v1 import plugin_pb2
 
 
-async def test_versioning_rule_3_initialize_sends_version_1_config_and_server_version(
+async def test_versioning_rules_2_and_3_initialize_sends_version_1_config_and_server_version(
     gateway: Any, fakes: Any, helpers: Any
 ) -> None:
+    """docs/http.md "Versioning" rule 3, and rule 2 as seen on the wire: the version the gateway
+    speaks, the current and only one, is 1."""
     fake = await fakes(helpers.FakePlugin("notify"))
     client = await gateway([helpers.entry(fake, config={"channel": "#ops", "retries": 3})])
     plugin = helpers.managed(client, "notify")

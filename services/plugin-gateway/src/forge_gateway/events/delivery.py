@@ -4,8 +4,9 @@ Each gateway process runs one `DeliveryWorker`. It claims due deliveries of each
 take calls (ready, circuit closed) up to that plugin's free slots, so a slow plugin fills only its
 own slots; calls OnEvent outside any transaction with `x-event-id`, `x-delivery-id` and
 `x-attempt` metadata; and records the outcome. Transient failures retry on a jittered schedule,
-permanent ones become dead letters at once. LISTEN/NOTIFY wakes the worker; polling is the
-fallback. Several replicas share the work through FOR UPDATE SKIP LOCKED and leases.
+permanent ones become dead letters at once. NOTIFY, through the application's shared
+`Notifications`, wakes the worker; polling is the fallback. Several replicas share the work
+through FOR UPDATE SKIP LOCKED and leases.
 """
 
 from __future__ import annotations
@@ -17,11 +18,10 @@ import random
 import time
 import uuid
 from collections import Counter
-from typing import Any
 
 import asyncpg
 import grpc
-from forge_common.db import connect
+from forge_common.notifications import Notifications, Subscription
 from plugin.v1 import plugin_pb2
 
 from ..options import DeliveryOptions
@@ -62,14 +62,20 @@ class DeliveryWorker:
         self._tasks: set[asyncio.Task[None]] = set()
         self._runner: asyncio.Task[None] | None = None
         self.pool: asyncpg.Pool
-        self._database_url: str | None = None
-        self._listener: asyncpg.Connection[Any] | None = None
+        self._notifications: Notifications | None = None
+        self._subscription: Subscription | None = None
 
-    async def start(self, pool: asyncpg.Pool, database_url: str | None = None) -> None:
-        """Start claiming from `pool`; with `database_url`, LISTEN for new deliveries too."""
+    async def start(self, pool: asyncpg.Pool, notifications: Notifications | None = None) -> None:
+        """Start claiming from `pool`; with `notifications`, NOTIFY wakes the worker too."""
         self.pool = pool
-        self._database_url = database_url
-        await self._listen()
+        if notifications is not None and self._subscription is None:
+            self._notifications = notifications
+            self._subscription = await notifications.subscribe(
+                store.NOTIFY_CHANNEL,
+                lambda _payload: self.wake(),
+                # Back to listening: deliveries stored meanwhile were not announced; claim now.
+                on_state=lambda listening: self.wake() if listening else None,
+            )
         self._runner = asyncio.create_task(self._run(), name="delivery-worker")
 
     async def stop(self) -> None:
@@ -81,41 +87,18 @@ class DeliveryWorker:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        listener, self._listener = self._listener, None
-        if listener is not None:
-            with contextlib.suppress(Exception):
-                await listener.close(timeout=2)
+        notifications, subscription = self._notifications, self._subscription
+        self._notifications = self._subscription = None
+        if notifications is not None and subscription is not None:
+            await notifications.unsubscribe(subscription)
 
     def wake(self) -> None:
-        self._wake.set()
-
-    async def _listen(self) -> None:
-        """(Re)open the LISTEN connection; while there is none, polling alone finds work."""
-        if self._database_url is None or self._listener is not None:
-            return
-        try:
-            async with asyncio.timeout(5):
-                conn = await connect(self._database_url)
-                await conn.add_listener(store.NOTIFY_CHANNEL, self._notified)
-        except (OSError, TimeoutError, asyncpg.PostgresError) as error:
-            log.warning("delivery worker: LISTEN failed (%s); polling until it works", error)
-            return
-        conn.add_termination_listener(self._listener_lost)
-        self._listener = conn
-
-    def _listener_lost(self, conn: object) -> None:
-        if conn is self._listener:  # e.g. the database restarted: reconnect in a round now
-            self._listener = None
-            self._wake.set()
-
-    def _notified(self, *_: object) -> None:
         self._wake.set()
 
     async def _run(self) -> None:
         next_prune = time.monotonic()
         while True:
             try:
-                await self._listen()
                 if time.monotonic() >= next_prune:
                     next_prune = time.monotonic() + self.options.prune_interval
                     pruned = await store.prune(self.pool, self.options.retention_days)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 
 import grpc
+from forge_common.backoff import Backoff
 
 from .client import PluginClient
 from .handshake import check_health, join
@@ -28,7 +28,8 @@ class Supervisor:
     def __init__(self, plugin: ManagedPlugin) -> None:
         self.plugin = plugin
         self._connection_lost = False
-        self._retry_delay = plugin.options.retry_initial
+        # Jitter: replicas that lost a plugin together do not knock in step.
+        self._backoff = Backoff(plugin.options.retry_initial, plugin.options.retry_max, jitter=0.2)
 
     async def run(self) -> None:
         """Supervise a connected plugin until cancelled."""
@@ -55,7 +56,7 @@ class Supervisor:
             if not plugin.record_join(outcome):
                 await self._back_off()
                 return
-            self._retry_delay = plugin.options.retry_initial
+            self._backoff.reset()
         await plugin.wait_unless_woken(self._health_wait())
         if self._connection_lost:
             self._connection_lost = False
@@ -78,8 +79,7 @@ class Supervisor:
             state = new
 
     async def _back_off(self) -> None:
-        delay = self._retry_delay * random.uniform(0.8, 1.2)  # jitter: replicas do not align
-        self._retry_delay = min(self._retry_delay * 2, self.plugin.options.retry_max)
+        delay = self._backoff.next()
         self.plugin.retry_join_in(delay)
         await self.plugin.wait_unless_woken(delay)
 
