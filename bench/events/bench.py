@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import statistics
 import sys
 import time
@@ -34,6 +35,7 @@ import grpc
 from forge_common.embedded_pg import EmbeddedPostgres, free_port
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
+from forge_common.testing.processes import cpu_seconds
 from harness import Report, fail, migrate_database, parse_args, service, workspace
 from plugin.v1 import plugin_pb2
 
@@ -152,12 +154,43 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * p / 100))]
 
 
+class Cpu:
+    """CPU seconds of the gateway, the producer (relay), this process (plugin and inserts) and the
+    database's backends, per phase: what is busy on a shared machine."""
+
+    def __init__(self, conn: asyncpg.Connection[Any], pids: dict[str, int]) -> None:
+        self.conn = conn
+        self.pids = pids
+        self.before: dict[str, float] = {}
+
+    async def _now(self) -> dict[str, float]:
+        backends = await self.conn.fetch(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+        )
+        here = os.times()
+        return {
+            **{name: cpu_seconds([pid]) for name, pid in self.pids.items()},
+            "bench+plugin": here.user + here.system,
+            "postgres": cpu_seconds(r["pid"] for r in backends),
+        }
+
+    async def start(self) -> None:
+        self.before = await self._now()
+
+    async def line(self, events: int) -> str:
+        now = await self._now()
+        parts = [
+            f"{name} {(now[name] - self.before.get(name, 0.0)) / events * 1e6:.0f}" for name in now
+        ]
+        return "CPU µs/event: " + ", ".join(parts)
+
+
 async def bench(
     args: argparse.Namespace,
     conn: asyncpg.Connection[Any],
     recorder: Recorder,
-    database_url: str,
     report: Report,
+    cpu: Cpu,
 ) -> None:
     # Warm-up: the plugin has joined and the path works end to end.
     ids, _ = await commit(conn, 10)
@@ -166,16 +199,18 @@ async def bench(
         await conn.execute("SELECT pg_stat_statements_reset()")
 
     # Latency at a steady rate.
+    await cpu.start()
     committed = await produce(conn, args.rate, args.seconds)
     await arrived(recorder, committed, 60)
     latencies = [(recorder.arrivals[i] - at) * 1000 for i, at in committed.items()]
     report.row(
         f"latency at {args.rate}/s for {args.seconds:g} s ({len(committed)} events): commit → "
         f"OnEvent p50 {statistics.median(latencies):.0f} ms, p99 {percentile(latencies, 99):.0f} "
-        f"ms, max {max(latencies):.0f} ms"
+        f"ms, max {max(latencies):.0f} ms; {await cpu.line(len(committed))}"
     )
 
     # Sustained: offered more than the pipeline takes; what reaches the plugin per second.
+    await cpu.start()
     committed = await produce(conn, args.overload, args.seconds)
     offered = len(committed) / args.seconds
     await arrived(recorder, committed, 300)
@@ -184,16 +219,18 @@ async def bench(
     rate = len(times) / max(times[-1] - first_commit, 1e-3)
     report.row(
         f"sustained: {len(committed)} events offered at {offered:.0f}/s; delivered at "
-        f"{rate:.0f}/s (first commit to last OnEvent {times[-1] - first_commit:.1f} s)"
+        f"{rate:.0f}/s (first commit to last OnEvent {times[-1] - first_commit:.1f} s); "
+        f"{await cpu.line(len(committed))}"
     )
 
     # Backlog drain: one transaction of `backlog` rows.
+    await cpu.start()
     ids, at = await commit(conn, args.backlog)
     await arrived(recorder, dict.fromkeys(ids, at), 300)
     last = max(recorder.arrivals[i] for i in ids)
     report.row(
         f"drain: {args.backlog} events committed at once, all delivered in {last - at:.2f} s "
-        f"({args.backlog / (last - at):.0f}/s)"
+        f"({args.backlog / (last - at):.0f}/s); {await cpu.line(args.backlog)}"
     )
     duplicates = recorder.calls - len(recorder.arrivals)
     report.row(f"lost 0, duplicate OnEvent calls {duplicates}")
@@ -263,9 +300,12 @@ def run(
     entry = {"name": "recorder", "address": f"127.0.0.1:{port}"}
     plugins.write_text(json.dumps({"plugins": [entry]}))
     env = {"EVENTS_SECRET": SECRET, "PLUGINS_FILE": str(plugins)}
-    _, gateway_url = stack.enter_context(service("gateway", database_url, folder / "s1", env))
-    producer = {"EVENTS_SECRET": SECRET, "GATEWAY_URL": gateway_url}
-    stack.enter_context(service("releases", database_url, folder / "s2", producer))
+    gateway, gateway_url = stack.enter_context(service("gateway", database_url, folder / "s1", env))
+    producer_env = {"EVENTS_SECRET": SECRET, "GATEWAY_URL": gateway_url}
+    producer, _ = stack.enter_context(
+        service("releases", database_url, folder / "s2", producer_env)
+    )
+    pids = {"gateway": gateway.pid, "producer": producer.pid}
     report.row(
         f"gateway {gateway_url}, producer relay in `forge serve --service releases`, plugin on "
         f"127.0.0.1:{port}"
@@ -276,7 +316,7 @@ def run(
         await recorder.start(port)
         conn = await asyncpg.connect(database_url)
         try:
-            await bench(args, conn, recorder, database_url, report)
+            await bench(args, conn, recorder, report, Cpu(conn, pids))
         finally:
             await conn.close()
             await recorder.stop()

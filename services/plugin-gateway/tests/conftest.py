@@ -41,7 +41,11 @@ FAST = Options(
     startup_wait=3.0,
     breaker=BreakerOptions(open_seconds=0.3, slow_call_seconds=2.0, min_calls=3),
     delivery=DeliveryOptions(
-        poll_interval=0.05, retry_schedule=(0.05, 0.1), max_attempts=3, released_delay=0.05
+        poll_interval=0.05,
+        retry_schedule=(0.05, 0.1),
+        max_attempts=3,
+        released_delay=0.05,
+        stop_grace=0.2,
     ),
 )
 

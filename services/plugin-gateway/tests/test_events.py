@@ -22,7 +22,7 @@ from forge_common.keys import NOTIFICATIONS, SETTINGS
 from forge_common.relay import sign
 from forge_common.testing.waiting import eventually
 from forge_gateway.app import create_app
-from forge_gateway.events import store
+from forge_gateway.events import delivery, store
 from forge_gateway.keys import DELIVERY_WORKER
 from forge_gateway.options import BreakerOptions, Options
 from plugin.v1 import plugin_pb2
@@ -466,6 +466,55 @@ async def test_a_crashed_workers_lease_expires_and_another_worker_delivers(
     # The crashed worker's late outcome is ignored: the delivery is not its own any more.
     assert not await store.finish(pool, claimed, "crashed-worker", outcome="dead")
     assert await statuses(db) == [("lease", "delivered", 2)]
+    # Its attempt, whose outcome nobody knows, is recorded all the same (by the next claimer).
+    attempts = await db.fetch(
+        "SELECT attempt, outcome, error FROM gateway.delivery_attempts ORDER BY attempt"
+    )
+    assert [(a["attempt"], a["outcome"]) for a in attempts] == [(1, "retry"), (2, "delivered")]
+    assert "crashed-worker" in attempts[0]["error"]
+
+
+async def test_a_call_longer_than_the_lease_keeps_it_through_heartbeats(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    """Leases are short (a killed gateway's deliveries come back soon) and renewed while held."""
+    fake = helpers.FakePlugin("long", events=["release.published"])
+    fake.event_delay = 1.0
+    await fakes(fake)
+    delivery = replace(helpers.FAST.delivery, lease_seconds=0.3, heartbeat_interval=0.1)
+    client = await fresh(
+        [helpers.entry(fake, timeouts={"OnEvent": 5})], replace(helpers.FAST, delivery=delivery)
+    )
+    await post_events(client, [envelope()])
+    await helpers.eventually(lambda: fake.calls["OnEvent"] == 1, what="the call")
+    await asyncio.sleep(0.6)  # twice the lease
+    pool = client.app[DELIVERY_WORKER].pool
+    assert await store.claim(pool, "long", 10, "other", lease_seconds=5) == []
+    await _until(db, [("long", "delivered", 1)])
+    assert fake.calls["OnEvent"] == 1
+
+
+async def test_a_graceful_stop_records_the_interrupted_call_and_leaves_no_lease(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    fake = await fakes(helpers.FakePlugin("hung", events=["release.published"]))
+    fake.event_delay = 30  # OnEvent outlasts the stop
+    client = await fresh(
+        [helpers.entry(fake, timeouts={"OnEvent": 30})], replace(helpers.FAST, health_interval=60)
+    )
+    await post_events(client, [envelope(), envelope()])
+    await helpers.eventually(lambda: fake.calls["OnEvent"] == 2, what="two calls in flight")
+    worker = client.app[DELIVERY_WORKER]
+    started = time.monotonic()
+    await worker.stop()
+    assert time.monotonic() - started < 2  # stop_grace is 0.2 s, not the 30 s deadline
+    rows = await db.fetch(
+        """SELECT status, attempts, lease_owner, next_attempt_at <= now() AS due
+             FROM gateway.deliveries"""
+    )
+    assert [tuple(r) for r in rows] == [("pending", 1, None, True)] * 2  # due again at once
+    attempts = await db.fetch("SELECT attempt, outcome, error FROM gateway.delivery_attempts")
+    assert [tuple(a) for a in attempts] == [(1, "retry", delivery.INTERRUPTED)] * 2
 
 
 async def test_finished_events_are_pruned_after_retention_but_dead_and_pending_stay(

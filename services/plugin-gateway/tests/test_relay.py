@@ -173,6 +173,29 @@ async def test_change_to_on_event_in_one_process_like_serve_all(
     assert fake.event_ids() == [event_id]
 
 
+async def test_a_long_backoff_is_cut_short_when_the_gateway_answers_again(
+    settings: Settings, db: Any, fakes: Any, helpers: Any, tmp_path: Path
+) -> None:
+    """While backing off the relay asks the gateway's /readyz every `probe_interval`: events flow
+    within about that long of the gateway's return, not after the rest of a long backoff."""
+    fake = await fakes(helpers.FakePlugin("rec", events=["release.published"]))
+    port = helpers.free_port()
+    producer = replace(settings, gateway_url=f"http://127.0.0.1:{port}/")
+    patient = replace(FAST_RELAY, backoff_initial=30.0, backoff_max=30.0, probe_interval=0.1)
+    async with running_relay(producer, patient):
+        ids = await emit_events(db, 3)
+        await eventually(
+            lambda: db.fetchval("SELECT min(attempts) > 0 FROM core.outbox"), what="a failed send"
+        )
+        async with gateway_server(settings, tmp_path, [helpers.entry(fake)], helpers.FAST, port):
+            await helpers.eventually(
+                lambda: fake.calls["OnEvent"] == 3,
+                within=3,
+                what="events after the gateway's return",
+            )
+    assert sorted(fake.event_ids()) == sorted(ids)
+
+
 # Polling this slowly cannot deliver within the deadlines below: only NOTIFY can.
 SLOW_POLL = replace(FAST_RELAY, poll_interval=10.0)
 
