@@ -203,7 +203,8 @@ async def renew(pool: asyncpg.Pool, owner: str, ids: Sequence[int], lease_second
     if not ids:
         return 0
     # SKIP LOCKED: a row locked now is being finished (or, its lease over, claimed by another
-    # worker); waiting for it would only hold this statement's locks on the others.
+    # worker); waiting for it would only hold this statement's locks on the others. `d.id = ANY`
+    # twice: the planner then finds the updated rows by the primary key too, not by a scan.
     result: str = await pool.execute(
         """UPDATE gateway.deliveries d
               SET lease_until = now() + make_interval(secs => $3),
@@ -211,7 +212,7 @@ async def renew(pool: asyncpg.Pool, owner: str, ids: Sequence[int], lease_second
              FROM (SELECT id FROM gateway.deliveries
                     WHERE id = ANY($2::bigint[]) AND lease_owner = $1 AND status = 'pending'
                     FOR UPDATE SKIP LOCKED) held
-            WHERE d.id = held.id""",
+            WHERE d.id = held.id AND d.id = ANY($2::bigint[])""",
         owner,
         list(ids),
         lease_seconds,
