@@ -24,6 +24,7 @@ BENCHMARKS = (
     "bench/releases/bench.py",
     "bench/releases/upload_rss.py",
     "bench/orgs/bench.py",
+    "bench/events/bench.py",
     "tests-e2e/bench_proxy.py",
 )
 NOT_BENCHMARKS = ("bench/releases/baseline.py", "bench/smoke.py")  # scripts that measure nothing

@@ -7,7 +7,7 @@
 # nginx first; a smoke run fails, with the command to run, where they are missing.
 TEST_PREREQUISITES += bench-smoke
 
-.PHONY: bench-smoke bench-releases bench-orgs
+.PHONY: bench-smoke bench-releases bench-orgs bench-events
 
 bench-smoke: install deploy-tools ## Every benchmark's --smoke run, on one throwaway PostgreSQL (part of make test)
 	$(PY) bench/smoke.py
@@ -17,3 +17,6 @@ bench-releases: install deploy-tools ## Benchmark the update check vs a bare aio
 
 bench-orgs: install deploy-tools ## Benchmark the orgs overview (100 pins, 10,000 members, 1,000 repos; p99 <= 20 ms)
 	$(PY) bench/orgs/bench.py $(BENCH_ORGS_ARGS)
+
+bench-events: install ## Benchmark event delivery: outbox → relay → gateway → OnEvent (rate, p99, backlog drain)
+	$(PY) bench/events/bench.py $(BENCH_EVENTS_ARGS)

@@ -10,7 +10,10 @@ from plugin.v1 import plugin_pb2
 TIMEOUT = 10.0
 
 
-async def test_initialize_answers_protocol_version_1_and_stores_config(stub, sample):
+async def test_versioning_rule_8_initialize_answers_protocol_version_1_and_stores_config(
+    stub, sample
+):
+    """docs/http.md "Versioning" rule 8: a plugin built on the SDK answers protocol_version 1."""
     response = await stub.Initialize(
         plugin_pb2.InitializeRequest(
             server_version="1.0.0", config={"color": "blue"}, protocol_version=1

@@ -11,23 +11,16 @@ import asyncio
 import dataclasses
 import faulthandler
 import json
-import os
 import socket
-import time
 from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-import asyncpg
 import grpc
 import pytest
-from forge_common.config import Settings
-from forge_common.db import connect
-from forge_common.service import WorldIds, installed_services
-from forge_common.testing.plugin import run_sync, with_database
-from forge_common.world import load_world
+from forge_common.testing.plugin import SharedWorld, WorldDatabases
+from forge_common.testing.waiting import eventually
 from forge_gateway.app import create_app
 from forge_gateway.keys import PLUGIN_MANAGER
 from forge_gateway.options import BreakerOptions, DeliveryOptions, Options
@@ -48,7 +41,11 @@ FAST = Options(
     startup_wait=3.0,
     breaker=BreakerOptions(open_seconds=0.3, slow_call_seconds=2.0, min_calls=3),
     delivery=DeliveryOptions(
-        poll_interval=0.05, retry_schedule=(0.05, 0.1), max_attempts=3, released_delay=0.05
+        poll_interval=0.05,
+        retry_schedule=(0.05, 0.1),
+        max_attempts=3,
+        released_delay=0.05,
+        stop_grace=0.2,
     ),
 )
 
@@ -250,15 +247,6 @@ def free_port() -> int:
         return port
 
 
-async def eventually(check: Callable[[], bool], within: float = 5.0, what: str = "") -> None:
-    """Wait until `check()` holds, polling; fail the test after `within` seconds."""
-    deadline = time.monotonic() + within
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {within} s waiting for {what or check}")
-        await asyncio.sleep(0.01)
-
-
 @pytest.fixture
 async def fakes() -> Any:
     """`fake = await fakes(FakePlugin(...))` starts a fake plugin, stopped after the test."""
@@ -293,43 +281,21 @@ WORLD = {
 }
 
 
-async def _create_world_database(server_url: str, template_url: str) -> tuple[str, WorldIds]:
-    name = f"forge_gateway_test_{os.getpid()}"
-    admin = await asyncpg.connect(server_url)
-    try:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        template = urlsplit(template_url).path.lstrip("/")
-        await admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
-    finally:
-        await admin.close()
-    url = with_database(server_url, name)
-    conn = await connect(url)
-    try:
-        ids = await load_world(conn, WORLD, list(installed_services().values()), _settings(url))
-    finally:
-        await conn.close()
-    return url, ids
-
-
-def _settings(database_url: str, storage: Path = Path("/nonexistent")) -> Settings:
-    return Settings(database_url=database_url, app_url="http://forge.test/", storage_path=storage)
-
-
 @pytest.fixture(scope="session")
-def gateway_world(pg_server_url: str, template_url: str) -> tuple[str, WorldIds]:
-    """(database url, ids) of the shared database with alice and the site admin root."""
-    return run_sync(_create_world_database(pg_server_url, template_url))
+def gateway_world(world_databases: WorldDatabases) -> SharedWorld:
+    """The shared database with alice and the site admin root (its settings and ids)."""
+    return world_databases.create(WORLD)
 
 
 @pytest.fixture
-def gateway(aiohttp_client: Any, gateway_world: tuple[str, WorldIds], tmp_path: Path) -> Any:
+def gateway(aiohttp_client: Any, gateway_world: SharedWorld, tmp_path: Path) -> Any:
     """`client = await gateway([entry(...)], options)`: the gateway app with these plugins."""
 
     async def make(plugins: list[dict[str, Any]], options: Options = FAST) -> Any:
         path = tmp_path / "plugins.json"
         path.write_text(json.dumps({"plugins": plugins}))
         settings = dataclasses.replace(
-            _settings(gateway_world[0], tmp_path / "storage"), plugins_file=path
+            gateway_world.settings, storage_path=tmp_path / "storage", plugins_file=path
         )
         return await aiohttp_client(create_app(settings, options))
 

@@ -1,5 +1,6 @@
-"""`GET /api/v1/admin/plugins` (DESIGN §7): site admins see every plugin's address, state,
-reported and negotiated protocol version, manifest, last health result and breaker state."""
+"""`GET /api/v1/admin/plugins` (docs/plugins.md "Admin endpoints"): site admins see every plugin's
+address, state, reported and negotiated protocol version, manifest, last health result and breaker
+state."""
 
 from __future__ import annotations
 

@@ -18,10 +18,11 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from forge_common.config import Settings
 from forge_common.db import connect
-from forge_common.keys import SETTINGS
+from forge_common.keys import NOTIFICATIONS, SETTINGS
 from forge_common.relay import sign
+from forge_common.testing.waiting import eventually
 from forge_gateway.app import create_app
-from forge_gateway.events import store
+from forge_gateway.events import delivery, store
 from forge_gateway.keys import DELIVERY_WORKER
 from forge_gateway.options import BreakerOptions, Options
 from plugin.v1 import plugin_pb2
@@ -104,7 +105,7 @@ async def test_ingest_refuses_unsigned_wrongly_signed_and_stale_requests(
     gateway: Any, gateway_world: Any
 ) -> None:
     client = await gateway([])
-    before = await event_count(gateway_world[0])
+    before = await event_count(gateway_world.settings.database_url)
     body = json.dumps({"events": [envelope()]}).encode()
     secret = client.app[SETTINGS].events_secret
     cases = [
@@ -125,7 +126,7 @@ async def test_ingest_refuses_unsigned_wrongly_signed_and_stale_requests(
     headers = signed(body, secret)
     response = await client.post("/internal/v1/events", data=body + b" ", headers=headers)
     assert response.status == 401
-    assert await event_count(gateway_world[0]) == before
+    assert await event_count(gateway_world.settings.database_url) == before
 
 
 @pytest.mark.parametrize(
@@ -150,12 +151,12 @@ async def test_ingest_validates_the_envelope(
     gateway: Any, gateway_world: Any, events: Any, status: int
 ) -> None:
     client = await gateway([])
-    before = await event_count(gateway_world[0])
+    before = await event_count(gateway_world.settings.database_url)
     body = events.encode() if isinstance(events, str) else json.dumps(events).encode()
     headers = signed(body, client.app[SETTINGS].events_secret)
     response = await client.post("/internal/v1/events", data=body, headers=headers)
     assert response.status == status
-    assert await event_count(gateway_world[0]) == before
+    assert await event_count(gateway_world.settings.database_url) == before
 
 
 async def test_ingest_stores_each_event_once_with_one_delivery_per_subscribed_plugin(
@@ -195,15 +196,7 @@ async def test_plugin_down_at_ingest_still_gets_a_delivery_and_unsubscribed_ones
     late = await fakes(helpers.FakePlugin("late", events=["release.published"]), port)
     await helpers.eventually(lambda: late.calls["OnEvent"] == 1, what="delivery after joining")
 
-    async def settled() -> list[tuple[str, str, int]]:
-        for _ in range(200):
-            rows = await statuses(db)
-            if all(status != "pending" for _, status, _ in rows):
-                return rows
-            await asyncio.sleep(0.02)
-        raise AssertionError(rows)
-
-    assert sorted(await settled()) == [("late", "delivered", 1), ("late", "skipped", 1)]
+    await _until(db, [("late", "delivered", 1), ("late", "skipped", 1)])
     assert late.event_ids() == [wanted["id"]]
 
 
@@ -233,12 +226,7 @@ async def test_on_event_carries_the_event_and_its_metadata(
     assert metadata["x-event-id"] == event["id"]
     assert metadata["x-delivery-id"] == str(delivery_id)
     assert metadata["x-attempt"] == "1"
-    await helpers.eventually(lambda: True)
-    for _ in range(100):
-        if await statuses(db) == [("rec", "delivered", 1)]:
-            break
-        await asyncio.sleep(0.02)
-    assert await statuses(db) == [("rec", "delivered", 1)]
+    await _until(db, [("rec", "delivered", 1)])
 
 
 async def test_transient_failures_are_retried_with_the_same_event_id(
@@ -305,7 +293,14 @@ async def test_permanent_failure_is_a_dead_letter_at_once_and_can_be_redelivered
     client = await fresh([helpers.entry(fake)])
     await post_events(client, [envelope()])
     await _until(db, [("strict", "dead", 1)])
-    for query in ("status=nope", "limit=0", "limit=²", "limit=501"):
+    for query in (
+        "status=nope",
+        "limit=0",
+        "limit=",
+        "limit=²",
+        "limit=501",
+        "limit=" + "9" * 5000,
+    ):
         response = await client.get(
             f"/api/v1/admin/plugins/strict/deliveries?{query}", headers=ROOT
         )
@@ -404,18 +399,20 @@ async def test_notify_wakes_the_worker_and_its_listen_connection_comes_back(
     fresh: Any, fakes: Any, helpers: Any, db: Any
 ) -> None:
     """With polling every 30 s, only LISTEN/NOTIFY can deliver within seconds; after the
-    LISTEN connection is killed (say the database restarted) the worker listens again."""
+    process's LISTEN connection (`app[NOTIFICATIONS]`) is killed, say the database restarted,
+    the worker is woken by NOTIFY again."""
     fake = await fakes(helpers.FakePlugin("quick", events=["release.published"]))
     slow_polling = replace(helpers.FAST.delivery, poll_interval=30)
     client = await fresh([helpers.entry(fake)], replace(helpers.FAST, delivery=slow_polling))
-    worker = client.app[DELIVERY_WORKER]
+    notifications = client.app[NOTIFICATIONS]
+    await asyncio.wait_for(notifications.listening.wait(), 5)
     await post_events(client, [envelope()])
     await helpers.eventually(lambda: fake.calls["OnEvent"] == 1, within=3, what="NOTIFY")
-    listener = worker._listener
-    assert listener is not None
-    await db.execute("SELECT pg_terminate_backend($1)", listener.get_server_pid())
+    pid = notifications.server_pid
+    assert pid is not None
+    await db.execute("SELECT pg_terminate_backend($1)", pid)
     await helpers.eventually(
-        lambda: worker._listener is not None and worker._listener is not listener,
+        lambda: notifications.listening.is_set() and notifications.server_pid not in (None, pid),
         within=5,
         what="a new LISTEN connection",
     )
@@ -469,6 +466,55 @@ async def test_a_crashed_workers_lease_expires_and_another_worker_delivers(
     # The crashed worker's late outcome is ignored: the delivery is not its own any more.
     assert not await store.finish(pool, claimed, "crashed-worker", outcome="dead")
     assert await statuses(db) == [("lease", "delivered", 2)]
+    # Its attempt, whose outcome nobody knows, is recorded all the same (by the next claimer).
+    attempts = await db.fetch(
+        "SELECT attempt, outcome, error FROM gateway.delivery_attempts ORDER BY attempt"
+    )
+    assert [(a["attempt"], a["outcome"]) for a in attempts] == [(1, "retry"), (2, "delivered")]
+    assert "crashed-worker" in attempts[0]["error"]
+
+
+async def test_a_call_longer_than_the_lease_keeps_it_through_heartbeats(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    """Leases are short (a killed gateway's deliveries come back soon) and renewed while held."""
+    fake = helpers.FakePlugin("long", events=["release.published"])
+    fake.event_delay = 1.0
+    await fakes(fake)
+    delivery = replace(helpers.FAST.delivery, lease_seconds=0.3, heartbeat_interval=0.1)
+    client = await fresh(
+        [helpers.entry(fake, timeouts={"OnEvent": 5})], replace(helpers.FAST, delivery=delivery)
+    )
+    await post_events(client, [envelope()])
+    await helpers.eventually(lambda: fake.calls["OnEvent"] == 1, what="the call")
+    await asyncio.sleep(0.6)  # twice the lease
+    pool = client.app[DELIVERY_WORKER].pool
+    assert await store.claim(pool, "long", 10, "other", lease_seconds=5) == []
+    await _until(db, [("long", "delivered", 1)])
+    assert fake.calls["OnEvent"] == 1
+
+
+async def test_a_graceful_stop_records_the_interrupted_call_and_leaves_no_lease(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    fake = await fakes(helpers.FakePlugin("hung", events=["release.published"]))
+    fake.event_delay = 30  # OnEvent outlasts the stop
+    client = await fresh(
+        [helpers.entry(fake, timeouts={"OnEvent": 30})], replace(helpers.FAST, health_interval=60)
+    )
+    await post_events(client, [envelope(), envelope()])
+    await helpers.eventually(lambda: fake.calls["OnEvent"] == 2, what="two calls in flight")
+    worker = client.app[DELIVERY_WORKER]
+    started = time.monotonic()
+    await worker.stop()
+    assert time.monotonic() - started < 2  # stop_grace is 0.2 s, not the 30 s deadline
+    rows = await db.fetch(
+        """SELECT status, attempts, lease_owner, next_attempt_at <= now() AS due
+             FROM gateway.deliveries"""
+    )
+    assert [tuple(r) for r in rows] == [("pending", 1, None, True)] * 2  # due again at once
+    attempts = await db.fetch("SELECT attempt, outcome, error FROM gateway.delivery_attempts")
+    assert [tuple(a) for a in attempts] == [(1, "retry", delivery.INTERRUPTED)] * 2
 
 
 async def test_finished_events_are_pruned_after_retention_but_dead_and_pending_stay(
@@ -502,11 +548,9 @@ def _lenient() -> BreakerOptions:
 
 
 async def _until(db: Any, expected: list[tuple[str, str, int]], within: float = 5.0) -> None:
-    deadline = time.monotonic() + within
-    while True:
-        current = await statuses(db)
-        if sorted(current) == sorted(expected):
-            return
-        if time.monotonic() > deadline:
-            raise AssertionError(f"deliveries are {current}, expected {expected}")
-        await asyncio.sleep(0.02)
+    """Wait until the deliveries are `expected` (plugin, status, attempts), in any order."""
+
+    async def matches() -> bool:
+        return sorted(await statuses(db)) == sorted(expected)
+
+    await eventually(matches, within, what=f"deliveries {sorted(expected)}")

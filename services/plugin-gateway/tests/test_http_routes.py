@@ -1,4 +1,4 @@
-"""Plugin HTTP routes through HandleHTTP (DESIGN §7, plugin-host.md "Proxying HTTP to plugins"):
+"""Plugin HTTP routes through HandleHTTP (docs/plugins.md "HTTP proxying"):
 only declared routes, the header rules both ways, body caps, and how plugin failures look."""
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ async def test_inbound_credentials_hop_by_hop_and_forged_identity_are_dropped(
     echo: tuple[Any, Any], gateway_world: Any
 ) -> None:
     client, _ = echo
-    _, ids = gateway_world
+    ids = gateway_world.ids
     response = await client.get(
         "/api/v1/plugins/echo/echo",
         headers={
@@ -156,7 +156,7 @@ async def test_anonymous_caller_has_no_identity_headers_even_if_it_sends_some(
 
 async def test_site_admin_is_marked_admin(echo: tuple[Any, Any], gateway_world: Any) -> None:
     client, _ = echo
-    _, ids = gateway_world
+    ids = gateway_world.ids
     response = await client.get(
         "/api/v1/plugins/echo/echo", headers={"Authorization": "Bearer root-token"}
     )

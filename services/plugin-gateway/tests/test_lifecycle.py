@@ -14,9 +14,11 @@ from forge_gateway.plugins.versions import RPC_MIN_VERSION
 from plugin.v1 import plugin_pb2
 
 
-async def test_versioning_rule_3_initialize_sends_version_1_config_and_server_version(
+async def test_versioning_rules_2_and_3_initialize_sends_version_1_config_and_server_version(
     gateway: Any, fakes: Any, helpers: Any
 ) -> None:
+    """docs/http.md "Versioning" rule 3, and rule 2 as seen on the wire: the version the gateway
+    speaks, the current and only one, is 1."""
     fake = await fakes(helpers.FakePlugin("notify"))
     client = await gateway([helpers.entry(fake, config={"channel": "#ops", "retries": 3})])
     plugin = helpers.managed(client, "notify")
@@ -289,3 +291,18 @@ async def test_disabled_plugin_is_never_called(gateway: Any, fakes: Any, helpers
     assert (await client.get("/api/v1/plugins/off/hello")).status == 404
     await client.close()
     assert sum(fake.calls.values()) == 0
+
+
+async def test_a_plugin_back_from_down_joins_well_before_its_backoff_ends(
+    gateway: Any, fakes: Any, helpers: Any
+) -> None:
+    """docs/plugins.md "Lifecycle and states": while a plugin is unreachable the supervisor backs
+    off (here 5 s a try) but watches the channel, and joins as soon as the plugin is back."""
+    port = helpers.free_port()
+    slow_retries = replace(helpers.FAST, retry_initial=5.0, retry_max=5.0, startup_wait=0.5)
+    client = await gateway([helpers.entry("late", address=f"127.0.0.1:{port}")], slow_retries)
+    plugin = helpers.managed(client, "late")
+    await helpers.eventually(lambda: plugin.state == "down", what="down")
+    await asyncio.sleep(0.3)  # well into the 5 s backoff
+    await fakes(helpers.FakePlugin("late"), port)
+    await helpers.eventually(lambda: plugin.state == "ready", within=2, what="joined")

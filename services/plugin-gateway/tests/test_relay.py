@@ -1,6 +1,6 @@
-"""The outbox relay to the gateway (DESIGN §6): rows leave the outbox only after the gateway
-answered 2xx; while the gateway is down they pile up and nothing is lost; the whole path from a
-committed change to OnEvent works inside one process, as in `forge serve --all`."""
+"""The outbox relay to the gateway (docs/events.md "The relay"): rows leave the outbox only after
+the gateway answered 2xx; while the gateway is down they pile up and nothing is lost; the whole path
+from a committed change to OnEvent works inside one process, as in `forge serve --all`."""
 
 from __future__ import annotations
 
@@ -17,8 +17,11 @@ import asyncpg
 from aiohttp.test_utils import TestServer
 from forge_common.config import Settings
 from forge_common.db import create_pool
+from forge_common.keys import NOTIFICATIONS
+from forge_common.notifications import APPLICATION_NAME
 from forge_common.outbox import NOTIFY_CHANNEL, Event, emit
 from forge_common.relay import OutboxRelay, RelayOptions, sign, signature_problem
+from forge_common.testing.waiting import eventually
 from forge_gateway.app import create_app
 
 FAST_RELAY = RelayOptions(
@@ -170,6 +173,29 @@ async def test_change_to_on_event_in_one_process_like_serve_all(
     assert fake.event_ids() == [event_id]
 
 
+async def test_a_long_backoff_is_cut_short_when_the_gateway_answers_again(
+    settings: Settings, db: Any, fakes: Any, helpers: Any, tmp_path: Path
+) -> None:
+    """While backing off the relay asks the gateway's /readyz every `probe_interval`: events flow
+    within about that long of the gateway's return, not after the rest of a long backoff."""
+    fake = await fakes(helpers.FakePlugin("rec", events=["release.published"]))
+    port = helpers.free_port()
+    producer = replace(settings, gateway_url=f"http://127.0.0.1:{port}/")
+    patient = replace(FAST_RELAY, backoff_initial=30.0, backoff_max=30.0, probe_interval=0.1)
+    async with running_relay(producer, patient):
+        ids = await emit_events(db, 3)
+        await eventually(
+            lambda: db.fetchval("SELECT min(attempts) > 0 FROM core.outbox"), what="a failed send"
+        )
+        async with gateway_server(settings, tmp_path, [helpers.entry(fake)], helpers.FAST, port):
+            await helpers.eventually(
+                lambda: fake.calls["OnEvent"] == 3,
+                within=3,
+                what="events after the gateway's return",
+            )
+    assert sorted(fake.event_ids()) == sorted(ids)
+
+
 # Polling this slowly cannot deliver within the deadlines below: only NOTIFY can.
 SLOW_POLL = replace(FAST_RELAY, poll_interval=10.0)
 
@@ -177,8 +203,8 @@ SLOW_POLL = replace(FAST_RELAY, poll_interval=10.0)
 async def test_notify_wakes_the_relay_well_under_its_polling_interval(
     settings: Settings, db: Any, fakes: Any, helpers: Any, tmp_path: Path
 ) -> None:
-    """DESIGN §6: emit() NOTIFYs at commit and the relay LISTENs, so an event reaches the
-    gateway at once, not after a polling interval (here 10 s)."""
+    """docs/events.md "The outbox": emit() NOTIFYs at commit and the relay LISTENs, so an event
+    reaches the gateway at once, not after a polling interval (here 10 s)."""
     fake = await fakes(helpers.FakePlugin("rec", events=["release.published"]))
     port = helpers.free_port()
     producer = replace(settings, gateway_url=f"http://127.0.0.1:{port}/")
@@ -206,10 +232,7 @@ async def test_a_rolled_back_change_notifies_nothing_and_leaves_no_event(
                 await emit(db, Event("release.published", "releases", {}, repo_id=1))
                 raise RuntimeError("roll back")
         await emit_events(db, 2)
-        for _ in range(100):
-            if heard:
-                break
-            await asyncio.sleep(0.01)
+        await eventually(lambda: bool(heard), what="the committed change's NOTIFY")
         await asyncio.sleep(0.1)  # a second (unfolded or rolled-back) NOTIFY would be here now
     finally:
         await listener.close()
@@ -244,12 +267,16 @@ async def test_a_dropped_listen_connection_is_reestablished(
     port = helpers.free_port()
     producer = replace(settings, gateway_url=f"http://127.0.0.1:{port}/")
     gateway = gateway_server(settings, tmp_path, [helpers.entry(fake)], helpers.FAST, port)
-    async with gateway, running_relay(producer, SLOW_POLL) as relay:
+    async with gateway as server, running_relay(producer, SLOW_POLL) as relay:
         await asyncio.wait_for(relay.listening.wait(), 5)
+        # The relay's own LISTEN session; the gateway's (its delivery worker's) is left alone.
+        gateway_pid = server.app[NOTIFICATIONS].server_pid
         killed = await db.fetchval(
             """SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-                    WHERE datname = current_database() AND query = $1""",
-            f'LISTEN "{NOTIFY_CHANNEL}"',
+                WHERE datname = current_database() AND application_name = $1
+                  AND pid IS DISTINCT FROM $2""",
+            APPLICATION_NAME,
+            gateway_pid,
         )
         assert killed == 1
         await helpers.eventually(lambda: not relay.listening.is_set(), what="the drop")

@@ -1,6 +1,6 @@
-"""`forge serve --all` as a real process (DESIGN §3, §7): the gateway joins the plugins of
-PLUGINS_FILE, GATEWAY_URL defaults to the process itself so a committed change reaches the
-plugin's OnEvent with no set-up, and SIGINT sends Shutdown."""
+"""`forge serve --all` as a real process (docs/plugins.md, docs/events.md): the gateway joins the
+plugins of PLUGINS_FILE, GATEWAY_URL defaults to the process itself so a committed change reaches
+the plugin's OnEvent with no set-up, and SIGINT sends Shutdown."""
 
 from __future__ import annotations
 

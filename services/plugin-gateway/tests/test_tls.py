@@ -1,5 +1,6 @@
-"""TLS to a plugin (DESIGN §7): the `tls` entry of PLUGINS_FILE names the CA that signed the
-plugin's certificate and the gateway's client certificate and key (mutual TLS)."""
+"""TLS to a plugin (docs/plugins.md "The plugins file"): the `tls` entry of PLUGINS_FILE names the
+CA that signed the plugin's certificate and the gateway's client certificate and key (mutual
+TLS)."""
 
 from __future__ import annotations
 

@@ -74,7 +74,7 @@ async def test_gateway_inside_serve_all_shares_the_app(
     path = tmp_path / "plugins.json"
     path.write_text(json.dumps({"plugins": [helpers.entry(fake)]}))
     settings = Settings(
-        database_url=gateway_world[0],
+        database_url=gateway_world.settings.database_url,
         app_url="http://forge.test/",
         storage_path=tmp_path / "storage",
         plugins_file=path,

@@ -94,7 +94,8 @@ def envelope(row: Mapping[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class RelayOptions:
-    batch_size: int = 100
+    # The gateway takes up to 500 events a request (docs/events.md "Ingest at the gateway").
+    batch_size: int = 500
     # NOTIFY wakes the relay when an event commits; polling only covers what NOTIFY cannot (a
     # LISTEN connection being re-established, leases that expired, released retries), so once a
     # second bounds the latency of those rare cases while an idle replica queries 1/s, not 4/s.
@@ -103,18 +104,23 @@ class RelayOptions:
     request_timeout: float = 10.0
     backoff_initial: float = 0.5
     backoff_max: float = 60.0
+    # While backing off, the gateway's /readyz is asked this often: once it answers 200 the wait
+    # is cut short, so events flow within about this long of the gateway's return.
+    probe_interval: float = 0.5
     # Only for a relay given no shared Notifications, which then opens one of its own.
     listen: NotificationOptions = field(default_factory=NotificationOptions)
 
 
 async def claim(pool: asyncpg.Pool, limit: int, lease_seconds: float) -> list[asyncpg.Record]:
-    """Lease up to `limit` due rows, oldest first; other relays skip them until the lease ends."""
+    """Lease up to `limit` due rows, longest due first (for a new row: oldest first), along the
+    (next_attempt_at, occurred_at) index without sorting the backlog; other relays skip them
+    until the lease ends."""
     async with pool.acquire() as conn:
         rows: list[asyncpg.Record] = await conn.fetch(
             """WITH due AS (
                    SELECT id FROM core.outbox
                     WHERE next_attempt_at <= now()
-                    ORDER BY occurred_at, id
+                    ORDER BY next_attempt_at, occurred_at
                     LIMIT $1
                     FOR UPDATE SKIP LOCKED)
                UPDATE core.outbox o
@@ -150,6 +156,7 @@ class OutboxRelay:
             raise ValueError("listen_dsn is for a relay without shared notifications")
         self._pool = pool
         self._url = settings.gateway_url.rstrip("/") + "/" + EVENTS_PATH
+        self._ready_url = settings.gateway_url.rstrip("/") + "/readyz"
         self._secret = settings.events_secret
         self._session = session
         self.options = options or RelayOptions()
@@ -226,8 +233,29 @@ class OutboxRelay:
             delay,
         )
         await self._release(unsent, delay)
-        await asyncio.sleep(delay)
+        if await self._gateway_back_within(delay):
+            await self._release(unsent, 0.0)  # due now: the next round sends them
         return sent
+
+    async def _gateway_back_within(self, seconds: float) -> bool:
+        """Wait up to `seconds`, asking the gateway's /readyz every `probe_interval`; True as
+        soon as it answers 200 (the wait is cut short), False when the time is up."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        while (left := deadline - loop.time()) > 0:
+            await asyncio.sleep(min(self.options.probe_interval, left))
+            if loop.time() >= deadline:
+                return False
+            try:
+                async with self._session.get(
+                    self._ready_url,
+                    timeout=aiohttp.ClientTimeout(total=self.options.probe_interval),
+                ) as response:
+                    if response.status == 200:
+                        return True
+            except (aiohttp.ClientError, TimeoutError):
+                pass
+        return False
 
     async def _send(self, rows: Sequence[asyncpg.Record]) -> tuple[int, str | None]:
         """POST `rows` in order, deleting each acknowledged batch; a batch over the gateway's

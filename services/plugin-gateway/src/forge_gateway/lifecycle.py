@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from aiohttp import web
-from forge_common.keys import DB_POOL, SETTINGS
+from forge_common.keys import DB_POOL, NOTIFICATIONS
 
 from .keys import DELIVERY_WORKER, PLUGIN_MANAGER
 
@@ -25,7 +25,7 @@ async def plugin_manager_context(app: web.Application) -> AsyncIterator[None]:
 async def delivery_context(app: web.Application) -> AsyncIterator[None]:
     """Deliver while the application runs (registered after the plugin manager's)."""
     worker = app[DELIVERY_WORKER]
-    await worker.start(app[DB_POOL], app[SETTINGS].database_url)
+    await worker.start(app[DB_POOL], app[NOTIFICATIONS])
     try:
         yield
     finally:

@@ -36,7 +36,16 @@ class DeliveryOptions:
     # Seconds before attempt 2, 3, ...: seconds, then minutes, then hours; the last one repeats.
     retry_schedule: tuple[float, ...] = (5, 30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600)
     max_attempts: int = 12  # then the delivery is a dead letter
-    lease_margin: float = 30.0  # a lease lasts the OnEvent deadline plus this
+    # A claim is leased this long and renewed every `heartbeat_interval` while its worker holds
+    # it, so the deliveries of a killed worker are due again within `lease_seconds`.
+    lease_seconds: float = 10.0
+    heartbeat_interval: float = 2.0
+    # Claimed in one statement: the free slots plus this many seconds of the plugin's recent
+    # throughput, at most `claim_batch`; queued claims wait for a slot of their plugin.
+    claim_batch: int = 200
+    prefetch_seconds: float = 1.0
+    # A stopping worker lets calls in flight finish this long, then records them as interrupted.
+    stop_grace: float = 2.0
     released_delay: float = 1.0  # when a claimed delivery's plugin turned out unavailable
     max_batch: int = 500  # events in one ingest request
     retention_days: float = 7.0  # finished events are pruned after this
@@ -53,7 +62,7 @@ class Options:
     retry_max: float = 30.0
     # gRPC's own reconnect backoff; its default maximum of 120 s would delay a plugin's return.
     reconnect_initial: float = 0.2
-    reconnect_max: float = 5.0
+    reconnect_max: float = 1.0
     # How long start-up waits for plugins' first Initialize before serving anyway.
     startup_wait: float = 5.0
     # gRPC's 4 MiB default breaks large bodies; both directions are raised to this.

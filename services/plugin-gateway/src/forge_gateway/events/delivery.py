@@ -1,11 +1,17 @@
 """Delivery workers: OnEvent for every stored delivery, at least once, isolated per plugin.
 
-Each gateway process runs one `DeliveryWorker`. It claims due deliveries of each plugin that can
-take calls (ready, circuit closed) up to that plugin's free slots, so a slow plugin fills only its
-own slots; calls OnEvent outside any transaction with `x-event-id`, `x-delivery-id` and
-`x-attempt` metadata; and records the outcome. Transient failures retry on a jittered schedule,
-permanent ones become dead letters at once. LISTEN/NOTIFY wakes the worker; polling is the
-fallback. Several replicas share the work through FOR UPDATE SKIP LOCKED and leases.
+Each gateway process runs one `DeliveryWorker`. For each plugin that can take calls (ready,
+circuit closed) it claims due deliveries in one statement, as many as the plugin's free slots
+plus about a second of its recent throughput (at most `claim_batch`), keeps them in a queue of
+that plugin's own, and starts OnEvent calls from it up to the plugin's cap, so a slow plugin
+fills only its own slots. Calls run outside any transaction with `x-event-id`, `x-delivery-id` and
+`x-attempt` metadata; their outcomes (and attempts) are recorded together, one statement for
+whatever finished meanwhile. Leases are short and renewed by a heartbeat while held, so a killed
+worker's deliveries are due again within `lease_seconds`; a stopping worker hands back what it has
+not started and records what it interrupts. Transient failures retry on a jittered schedule,
+permanent ones become dead letters at once. NOTIFY, through the application's shared
+`Notifications`, wakes the worker; polling is the fallback. Several replicas share the work
+through FOR UPDATE SKIP LOCKED and leases.
 """
 
 from __future__ import annotations
@@ -16,12 +22,11 @@ import logging
 import random
 import time
 import uuid
-from collections import Counter
-from typing import Any
+from collections import Counter, deque
 
 import asyncpg
 import grpc
-from forge_common.db import connect
+from forge_common.notifications import Notifications, Subscription
 from plugin.v1 import plugin_pb2
 
 from ..options import DeliveryOptions
@@ -31,7 +36,7 @@ from ..plugins.plugin import ManagedPlugin
 from ..plugins.state import PluginState
 from . import store
 from .models import to_plugin_event
-from .store import Claimed
+from .store import Claimed, Outcome
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +55,30 @@ PERMANENT_CODES = frozenset(
 )
 
 
+INTERRUPTED = "interrupted: the gateway stopped during the call"
+
+
+class _Throughput:
+    """Calls finished per plugin over the last second or so: how many to claim ahead."""
+
+    def __init__(self) -> None:
+        self._done: Counter[str] = Counter()
+        self._last: Counter[str] = Counter()
+        self._since = time.monotonic()
+
+    def add(self, plugin: str) -> None:
+        self._done[plugin] += 1
+
+    def per_second(self, plugin: str) -> float:
+        now = time.monotonic()
+        if now - self._since >= 1.0:
+            elapsed = now - self._since
+            self._last = Counter({k: int(v / elapsed) for k, v in self._done.items()})
+            self._done.clear()
+            self._since = now
+        return float(max(self._last[plugin], self._done[plugin]))
+
+
 class DeliveryWorker:
     def __init__(
         self, manager: PluginManager, options: DeliveryOptions, *, owner: str | None = None
@@ -58,64 +87,74 @@ class DeliveryWorker:
         self.options = options
         self.owner = owner or f"gateway-{uuid.uuid4().hex[:12]}"
         self.in_flight: Counter[str] = Counter()
+        self._queues: dict[str, deque[Claimed]] = {}
+        self._calling: dict[asyncio.Task[None], Claimed] = {}
+        self._throughput = _Throughput()
+        self._slots: set[asyncio.Task[None]] = set()  # calls holding a slot of their plugin
         self._wake = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self._runner: asyncio.Task[None] | None = None
+        self._heart: asyncio.Task[None] | None = None
+        self._recorder: asyncio.Task[None] | None = None
+        self._outcomes: list[tuple[Outcome, asyncio.Future[bool]]] = []
+        self._outcome_ready = asyncio.Event()
         self.pool: asyncpg.Pool
-        self._database_url: str | None = None
-        self._listener: asyncpg.Connection[Any] | None = None
+        self._notifications: Notifications | None = None
+        self._subscription: Subscription | None = None
 
-    async def start(self, pool: asyncpg.Pool, database_url: str | None = None) -> None:
-        """Start claiming from `pool`; with `database_url`, LISTEN for new deliveries too."""
+    async def start(self, pool: asyncpg.Pool, notifications: Notifications | None = None) -> None:
+        """Start claiming from `pool`; with `notifications`, NOTIFY wakes the worker too."""
         self.pool = pool
-        self._database_url = database_url
-        await self._listen()
+        if notifications is not None and self._subscription is None:
+            self._notifications = notifications
+            self._subscription = await notifications.subscribe(
+                store.NOTIFY_CHANNEL,
+                lambda _payload: self.wake(),
+                # Back to listening: deliveries stored meanwhile were not announced; claim now.
+                on_state=lambda listening: self.wake() if listening else None,
+            )
+        self._recorder = asyncio.create_task(self._record(), name="delivery-outcomes")
+        self._heart = asyncio.create_task(self._heartbeat(), name="delivery-heartbeat")
         self._runner = asyncio.create_task(self._run(), name="delivery-worker")
 
     async def stop(self) -> None:
-        """Stop claiming; calls in flight are cancelled and their leases simply expire."""
-        if self._runner is not None:
-            self._runner.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._runner
+        """Stop claiming; hand back what was claimed but not started, give calls in flight
+        `stop_grace` seconds, then cancel them and record them as interrupted (due again at
+        once), so no lease is left to expire."""
+        await _cancel(self._runner)
+        self._runner = None
+        queued = [d for queue in self._queues.values() for d in queue]
+        self._queues.clear()
+        with contextlib.suppress(Exception):
+            await store.hand_back(self.pool, self.owner, [d.id for d in queued])
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=self.options.stop_grace)
+        interrupted = list(self._calling.values())
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        listener, self._listener = self._listener, None
-        if listener is not None:
+        await self._flush()  # outcomes of the calls that finished
+        if interrupted:
+            outcomes = [Outcome(d, "retry", INTERRUPTED, 0.0) for d in interrupted]
             with contextlib.suppress(Exception):
-                await listener.close(timeout=2)
+                await store.finish_many(self.pool, self.owner, outcomes)
+        await _cancel(self._heart)
+        await _cancel(self._recorder)
+        self._heart = self._recorder = None
+        notifications, subscription = self._notifications, self._subscription
+        self._notifications = self._subscription = None
+        if notifications is not None and subscription is not None:
+            await notifications.unsubscribe(subscription)
 
     def wake(self) -> None:
-        self._wake.set()
-
-    async def _listen(self) -> None:
-        """(Re)open the LISTEN connection; while there is none, polling alone finds work."""
-        if self._database_url is None or self._listener is not None:
-            return
-        try:
-            async with asyncio.timeout(5):
-                conn = await connect(self._database_url)
-                await conn.add_listener(store.NOTIFY_CHANNEL, self._notified)
-        except (OSError, TimeoutError, asyncpg.PostgresError) as error:
-            log.warning("delivery worker: LISTEN failed (%s); polling until it works", error)
-            return
-        conn.add_termination_listener(self._listener_lost)
-        self._listener = conn
-
-    def _listener_lost(self, conn: object) -> None:
-        if conn is self._listener:  # e.g. the database restarted: reconnect in a round now
-            self._listener = None
-            self._wake.set()
-
-    def _notified(self, *_: object) -> None:
         self._wake.set()
 
     async def _run(self) -> None:
         next_prune = time.monotonic()
         while True:
+            # Cleared before the round: a wake-up during it starts another one.
+            self._wake.clear()
             try:
-                await self._listen()
                 if time.monotonic() >= next_prune:
                     next_prune = time.monotonic() + self.options.prune_interval
                     pruned = await store.prune(self.pool, self.options.retention_days)
@@ -129,27 +168,46 @@ class DeliveryWorker:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.options.poll_interval):
                     await self._wake.wait()
-            self._wake.clear()
 
     async def claim_round(self) -> int:
-        """Claim and start deliveries for every plugin that can take calls; how many started."""
+        """Claim for, and start calls to, every plugin that can take calls; how many started."""
         started = 0
         for plugin in self.manager:
+            queue = self._queues.setdefault(plugin.name, deque())
             if plugin.state is not PluginState.READY or not plugin.breaker.allows_calls():
-                continue  # deliveries wait without spending attempts
+                if queue:  # deliveries wait without spending attempts
+                    held = [d.id for d in queue]
+                    queue.clear()
+                    await store.hand_back(self.pool, self.owner, held)
+                continue
             free = self.options.concurrency - self.in_flight[plugin.name]
             if free <= 0:
                 continue
-            lease = plugin.config.timeouts.on_event + self.options.lease_margin
-            for delivery in await store.claim(self.pool, plugin.name, free, self.owner, lease):
-                self.in_flight[plugin.name] += 1
-                task = asyncio.create_task(self._deliver(plugin, delivery))
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
+            ahead = int(self._throughput.per_second(plugin.name) * self.options.prefetch_seconds)
+            want = min(self.options.claim_batch, free + ahead)
+            if len(queue) < free or len(queue) * 2 <= want:
+                limit = want - len(queue)
+                if limit > 0:
+                    lease = self.options.lease_seconds
+                    held = self._held()
+                    queue.extend(
+                        await store.claim(self.pool, plugin.name, limit, self.owner, lease, held)
+                    )
+            while queue and self.in_flight[plugin.name] < self.options.concurrency:
+                self._start(plugin, queue.popleft())
                 started += 1
         return started
 
+    def _start(self, plugin: ManagedPlugin, delivery: Claimed) -> None:
+        self.in_flight[plugin.name] += 1
+        task = asyncio.create_task(self._deliver(plugin, delivery))
+        self._calling[task] = delivery
+        self._slots.add(task)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
     async def _deliver(self, plugin: ManagedPlugin, delivery: Claimed) -> None:
+        task = asyncio.current_task()
         try:
             await self._attempt(plugin, delivery)
         except asyncio.CancelledError:
@@ -157,14 +215,40 @@ class DeliveryWorker:
         except Exception:
             log.exception("delivery %d to %s failed unexpectedly", delivery.id, plugin.name)
         finally:
-            self.in_flight[plugin.name] -= 1
-            self._wake.set()  # a slot is free
+            if task is not None:
+                self._calling.pop(task, None)
+            self._free_slot(delivery)
+
+    def _free_slot(self, delivery: Claimed) -> None:
+        """Once per call, when it ended (its outcome may still be being recorded)."""
+        task = asyncio.current_task()
+        if task not in self._slots:
+            return
+        self._slots.discard(task)
+        self.in_flight[delivery.plugin] -= 1
+        self._wake.set()  # a slot is free
+
+    def _held(self) -> list[int]:
+        return [d.id for q in self._queues.values() for d in q] + [
+            d.id for d in self._calling.values()
+        ]
+
+    async def _heartbeat(self) -> None:
+        """Renew the leases of everything held (queued or in a call), one statement a beat."""
+        while True:
+            await asyncio.sleep(self.options.heartbeat_interval)
+            try:
+                await store.renew(self.pool, self.owner, self._held(), self.options.lease_seconds)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # the leases may lapse; other workers then take over
+                log.warning("delivery worker: renewing leases failed: %s", error)
 
     async def _attempt(self, plugin: ManagedPlugin, delivery: Claimed) -> None:
         manifest = plugin.manifest
         if manifest is not None and not manifest.subscribes(delivery.type):
             # Stored while the manifest was unknown; the plugin does not want this type.
-            await store.finish(self.pool, delivery, self.owner, outcome="skipped")
+            await self._finish(delivery, "skipped", None)
             return
         message = to_plugin_event(
             delivery.type,
@@ -213,9 +297,12 @@ class DeliveryWorker:
     async def _finish(
         self, delivery: Claimed, outcome: str, error: str | None, retry_in: float | None = None
     ) -> None:
-        kept = await store.finish(
-            self.pool, delivery, self.owner, outcome=outcome, error=error, retry_in=retry_in
-        )
+        self._throughput.add(delivery.plugin)
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._outcomes.append((Outcome(delivery, outcome, error, retry_in or 0.0), done))
+        self._outcome_ready.set()
+        self._free_slot(delivery)  # the call is over: the next one may start while this records
+        kept = await done
         if not kept:
             log.warning("delivery %d: lease lost before recording %s", delivery.id, outcome)
         elif outcome == "dead":
@@ -226,3 +313,34 @@ class DeliveryWorker:
                 delivery.plugin,
                 error,
             )
+
+    async def _record(self) -> None:
+        """Record outcomes as they come: whatever finished while the last statement ran goes in
+        the next one, so a busy plugin costs one statement per batch, an idle one no wait."""
+        while True:
+            await self._outcome_ready.wait()
+            await self._flush()
+
+    async def _flush(self) -> None:
+        self._outcome_ready.clear()
+        batch, self._outcomes = self._outcomes, []
+        if not batch:
+            return
+        try:
+            kept = await store.finish_many(self.pool, self.owner, [o for o, _ in batch])
+        except Exception as error:
+            for _, done in batch:
+                if not done.done():
+                    done.set_exception(error)
+            return
+        for outcome, done in batch:
+            if not done.done():
+                done.set_result(outcome.delivery.id in kept)
+
+
+async def _cancel(task: asyncio.Task[None] | None) -> None:
+    if task is None:
+        return
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

@@ -9,6 +9,7 @@ import time
 from aiohttp import web
 from forge_common.auth import viewer_of
 from forge_common.errors import AuthTokenMissing, InvalidInput, PermissionDenied
+from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.relay import SIGNATURE_HEADER, TIMESTAMP_HEADER, signature_problem
 from forge_common.render import json_response
@@ -21,6 +22,8 @@ from .ingest import parse_batch
 
 log = logging.getLogger(__name__)
 STATUSES = frozenset({"pending", "delivered", "skipped", "dead"})
+DEFAULT_LIMIT = 50
+MAX_LIMIT = 500
 
 
 async def receive_events(request: web.Request) -> web.Response:
@@ -58,10 +61,8 @@ async def list_deliveries(request: web.Request) -> web.Response:
     status = request.query.get("status") or None
     if status is not None and status not in STATUSES:
         raise InvalidInput(f"status must be one of {', '.join(sorted(STATUSES))}")
-    raw = request.query.get("limit", "50")
-    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= 500:
-        raise InvalidInput("limit must be a whole number from 1 to 500")
-    rows = await store.list_deliveries(request.app[DB_POOL], plugin.name, status, int(raw))
+    limit = _limit(request.query.get("limit"))
+    rows = await store.list_deliveries(request.app[DB_POOL], plugin.name, status, limit)
     return json_response([_delivery_json(r) for r in rows])
 
 
@@ -105,12 +106,22 @@ def _delivery_json(r: store.DeliveryRow) -> dict[str, object]:
     }
 
 
+def _limit(raw: str | None) -> int:
+    """`?limit=`: 1 to MAX_LIMIT, else 400 (its length is bounded before any conversion)."""
+    if raw is None:
+        return DEFAULT_LIMIT
+    value = positive_int64(raw)
+    if value is None or value > MAX_LIMIT:
+        raise InvalidInput(f"limit must be a whole number from 1 to {MAX_LIMIT}")
+    return value
+
+
 def _delivery_id(request: web.Request) -> int:
     """The path's delivery id: a positive int64 (ids start at 1), or 404."""
-    raw = request.match_info["id"]
-    if not (raw.isascii() and raw.isdigit()) or not 0 < int(raw) <= 2**63 - 1:
+    delivery_id = positive_int64(request.match_info["id"])
+    if delivery_id is None:
         raise DeliveryNotFound()
-    return int(raw)
+    return delivery_id
 
 
 async def redeliver_all(request: web.Request) -> web.Response:

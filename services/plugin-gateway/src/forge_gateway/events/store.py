@@ -20,39 +20,42 @@ async def store_events(
     events: Sequence[IncomingEvent],
     targets: Callable[[str], Sequence[str]],
 ) -> tuple[int, int]:
-    """In one transaction (two statements), each new event once and one delivery per target.
+    """In one statement (so one transaction and one round trip): each new event once, one
+    delivery per target of its type, and NOTIFY when something is new.
 
-    Returns (new, duplicates); a resent event id changes nothing. Workers are woken by NOTIFY,
-    which PostgreSQL sends when the transaction commits.
+    Returns (new, duplicates); a resent event id changes nothing. PostgreSQL sends the NOTIFY
+    when the statement's transaction commits.
     """
-    async with pool.acquire() as conn, conn.transaction():
-        inserted = await conn.fetch(
-            """INSERT INTO gateway.events
-                   (id, type, source, occurred_at, repo_id, org_id, actor_id, payload)
-               SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[],
-                                    $5::bigint[], $6::bigint[], $7::bigint[], $8::jsonb[])
-               ON CONFLICT (id) DO NOTHING
-               RETURNING id, type""",
-            [e.id for e in events],
-            [e.type for e in events],
-            [e.source for e in events],
-            [e.occurred_at for e in events],
-            [e.repo_id for e in events],
-            [e.org_id for e in events],
-            [e.actor_id for e in events],
-            [dict(e.payload) for e in events],
-        )
-        pairs = [(row["id"], plugin) for row in inserted for plugin in targets(row["type"])]
-        if pairs:
-            await conn.execute(
-                """INSERT INTO gateway.deliveries (event_id, plugin)
-                   SELECT * FROM unnest($1::uuid[], $2::text[])""",
-                [event_id for event_id, _ in pairs],
-                [plugin for _, plugin in pairs],
-            )
-        new = len(inserted)
-        if new:
-            await conn.execute(f"NOTIFY {NOTIFY_CHANNEL}")
+    routes = [(t, plugin) for t in {e.type for e in events} for plugin in targets(t)]
+    row = await pool.fetchrow(
+        f"""WITH new AS (
+                INSERT INTO gateway.events
+                    (id, type, source, occurred_at, repo_id, org_id, actor_id, payload)
+                SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[],
+                                     $5::bigint[], $6::bigint[], $7::bigint[], $8::jsonb[])
+                ON CONFLICT (id) DO NOTHING
+                RETURNING id, type),
+            added AS (  -- a data-modifying CTE always runs, referenced or not
+                INSERT INTO gateway.deliveries (event_id, plugin)
+                SELECT new.id, route.plugin
+                  FROM new JOIN unnest($9::text[], $10::text[]) AS route(type, plugin)
+                       ON route.type = new.type
+                RETURNING 1)
+            SELECT (SELECT count(*) FROM new) AS new,
+                   (SELECT pg_notify('{NOTIFY_CHANNEL}', '') FROM new LIMIT 1) AS notified""",
+        [e.id for e in events],
+        [e.type for e in events],
+        [e.source for e in events],
+        [e.occurred_at for e in events],
+        [e.repo_id for e in events],
+        [e.org_id for e in events],
+        [e.actor_id for e in events],
+        [dict(e.payload) for e in events],
+        [t for t, _ in routes],
+        [plugin for _, plugin in routes],
+    )
+    assert row is not None
+    new: int = row["new"]
     return new, len(events) - new
 
 
@@ -72,23 +75,47 @@ class Claimed:
     started_at: datetime
 
 
+# What the next claimer records for an attempt whose worker never did (killed, or cut off from the
+# database until its lease ended): the attempt was made, its outcome is unknown.
+LOST_ATTEMPT = "lease expired: the worker {owner} recorded no outcome (stopped or cut off)"
+
+
 async def claim(
-    pool: asyncpg.Pool, plugin: str, limit: int, owner: str, lease_seconds: float
+    pool: asyncpg.Pool,
+    plugin: str,
+    limit: int,
+    owner: str,
+    lease_seconds: float,
+    held: Sequence[int] = (),
 ) -> list[Claimed]:
-    """Lease up to `limit` due deliveries of `plugin`; the lease moves `next_attempt_at`, so a
-    crashed worker's deliveries are due again when it ends."""
+    """Lease up to `limit` due deliveries of `plugin` in one statement; the lease moves
+    `next_attempt_at`, so a crashed worker's deliveries are due again when it ends (its holder
+    renews it while it works on them: `renew`).
+
+    A delivery still naming a lease owner was left by a worker that never recorded its attempt:
+    that attempt is recorded here, as a retry, so `delivery_attempts` misses none. `held`: ids
+    the caller still works on (its lease lapsed, say the database was slow): not claimed again."""
     rows = await pool.fetch(
         """WITH due AS (
-               SELECT id FROM gateway.deliveries
+               SELECT id, lease_owner, lease_until, attempts FROM gateway.deliveries
                 WHERE plugin = $1 AND status = 'pending' AND next_attempt_at <= now()
+                  AND id <> ALL($6::bigint[])
                 ORDER BY next_attempt_at, id
                 LIMIT $2
-                FOR UPDATE SKIP LOCKED)
+                FOR UPDATE SKIP LOCKED),
+           lost AS (
+               INSERT INTO gateway.delivery_attempts
+                      (delivery_id, attempt, started_at, outcome, error)
+               SELECT id, attempts, lease_until, 'retry', replace($5, '{owner}', lease_owner)
+                 FROM due WHERE lease_owner IS NOT NULL AND attempts > 0
+               ON CONFLICT DO NOTHING)
            UPDATE gateway.deliveries d
               SET attempts = d.attempts + 1,
                   lease_owner = $3,
                   lease_until = now() + make_interval(secs => $4),
-                  next_attempt_at = now() + make_interval(secs => $4)
+                  next_attempt_at = now() + make_interval(secs => $4),
+                  last_error = CASE WHEN due.lease_owner IS NULL THEN d.last_error
+                                    ELSE replace($5, '{owner}', due.lease_owner) END
              FROM due, gateway.events e
             WHERE d.id = due.id AND e.id = d.event_id
            RETURNING d.id, d.attempts AS attempt, d.plugin, e.id AS event_id, e.type, e.occurred_at,
@@ -97,9 +124,64 @@ async def claim(
         limit,
         owner,
         lease_seconds,
+        LOST_ATTEMPT,
+        list(held),
     )
     claimed = [Claimed(**dict(row)) for row in rows]
     return sorted(claimed, key=lambda c: c.id)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How an attempt ended: 'delivered', 'skipped', 'dead', 'retry' (due again in `retry_in`
+    seconds) or 'released' (the attempt was not made: not counted)."""
+
+    delivery: Claimed
+    outcome: str
+    error: str | None = None
+    retry_in: float = 0.0
+
+
+async def finish_many(pool: asyncpg.Pool, owner: str, outcomes: Sequence[Outcome]) -> set[int]:
+    """Record outcomes, and their attempts, in one statement; the ids recorded. A delivery whose
+    lease `owner` lost meanwhile (another worker owns it now) is left alone."""
+    if not outcomes:
+        return set()
+    rows = await pool.fetch(
+        """WITH outcome AS (
+               SELECT * FROM unnest($2::bigint[], $3::text[], $4::float8[], $5::text[],
+                                    $6::int[], $7::timestamptz[])
+                        AS o(id, outcome, retry_in, error, attempt, started_at)),
+           updated AS (
+               UPDATE gateway.deliveries d
+                  SET status = CASE WHEN o.outcome IN ('retry', 'released') THEN 'pending'
+                                    ELSE o.outcome END,
+                      attempts = d.attempts - CASE WHEN o.outcome = 'released' THEN 1 ELSE 0 END,
+                      next_attempt_at = now() + make_interval(secs => o.retry_in),
+                      lease_owner = NULL,
+                      lease_until = NULL,
+                      last_error = COALESCE(o.error, d.last_error),
+                      finished_at = CASE WHEN o.outcome IN ('retry', 'released') THEN NULL
+                                         ELSE now() END
+                 FROM outcome o
+                WHERE d.id = o.id AND d.lease_owner = $1 AND d.status = 'pending'
+               RETURNING d.id),
+           attempts AS (
+               INSERT INTO gateway.delivery_attempts
+                      (delivery_id, attempt, started_at, outcome, error)
+               SELECT o.id, o.attempt, o.started_at, o.outcome, o.error
+                 FROM outcome o JOIN updated u ON u.id = o.id
+                WHERE o.outcome <> 'skipped')
+           SELECT id FROM updated""",
+        owner,
+        [o.delivery.id for o in outcomes],
+        [o.outcome for o in outcomes],
+        [o.retry_in for o in outcomes],
+        [o.error for o in outcomes],
+        [o.delivery.attempt for o in outcomes],
+        [o.delivery.started_at for o in outcomes],
+    )
+    return {row["id"] for row in rows}
 
 
 async def finish(
@@ -111,43 +193,49 @@ async def finish(
     error: str | None = None,
     retry_in: float | None = None,
 ) -> bool:
-    """Record an attempt's outcome: 'delivered', 'skipped', 'dead', 'retry' (due in `retry_in`
-    seconds) or 'released' (the attempt was not made: not counted). False when our lease was
-    lost meanwhile (another worker owns the delivery now) and nothing was changed."""
-    status = {"retry": "pending", "released": "pending"}.get(outcome, outcome)
-    async with pool.acquire() as conn, conn.transaction():
-        updated = await conn.fetchval(
-            """UPDATE gateway.deliveries
-                  SET status = $3,
-                      attempts = attempts - CASE WHEN $4 = 'released' THEN 1 ELSE 0 END,
-                      next_attempt_at = now() + make_interval(secs => $5),
-                      lease_owner = NULL,
-                      lease_until = NULL,
-                      last_error = COALESCE($6, last_error),
-                      finished_at = CASE WHEN $3 = 'pending' THEN NULL ELSE now() END
-                WHERE id = $1 AND lease_owner = $2 AND status = 'pending'
-               RETURNING true""",
-            delivery.id,
-            owner,
-            status,
-            outcome,
-            retry_in or 0.0,
-            error,
-        )
-        if not updated:
-            return False
-        if outcome != "skipped":
-            await conn.execute(
-                """INSERT INTO gateway.delivery_attempts
-                       (delivery_id, attempt, started_at, outcome, error)
-                   VALUES ($1, $2, $3, $4, $5)""",
-                delivery.id,
-                delivery.attempt,
-                delivery.started_at,
-                "retry" if outcome == "retry" else outcome,
-                error,
-            )
-    return True
+    """Record one attempt's outcome (`Outcome`); False when our lease was lost meanwhile."""
+    outcomes = [Outcome(delivery, outcome, error, retry_in or 0.0)]
+    return delivery.id in await finish_many(pool, owner, outcomes)
+
+
+async def renew(pool: asyncpg.Pool, owner: str, ids: Sequence[int], lease_seconds: float) -> int:
+    """The heartbeat: extend `owner`'s leases on `ids` (what it holds); how many it still had."""
+    if not ids:
+        return 0
+    # SKIP LOCKED: a row locked now is being finished (or, its lease over, claimed by another
+    # worker); waiting for it would only hold this statement's locks on the others. `d.id = ANY`
+    # twice: the planner then finds the updated rows by the primary key too, not by a scan.
+    result: str = await pool.execute(
+        """UPDATE gateway.deliveries d
+              SET lease_until = now() + make_interval(secs => $3),
+                  next_attempt_at = now() + make_interval(secs => $3)
+             FROM (SELECT id FROM gateway.deliveries
+                    WHERE id = ANY($2::bigint[]) AND lease_owner = $1 AND status = 'pending'
+                    FOR UPDATE SKIP LOCKED) held
+            WHERE d.id = held.id AND d.id = ANY($2::bigint[])""",
+        owner,
+        list(ids),
+        lease_seconds,
+    )
+    return int(result.rsplit(" ", 1)[-1])
+
+
+async def hand_back(pool: asyncpg.Pool, owner: str, ids: Sequence[int]) -> int:
+    """Give back leases of deliveries claimed but never called: due at once, not an attempt."""
+    if not ids:
+        return 0
+    result: str = await pool.execute(
+        """UPDATE gateway.deliveries
+              SET attempts = attempts - 1, next_attempt_at = now(),
+                  lease_owner = NULL, lease_until = NULL
+            WHERE id = ANY($2::bigint[]) AND lease_owner = $1 AND status = 'pending'""",
+        owner,
+        list(ids),
+    )
+    count = int(result.rsplit(" ", 1)[-1])
+    if count:
+        await pool.execute(f"NOTIFY {NOTIFY_CHANNEL}")
+    return count
 
 
 @dataclass(frozen=True, slots=True)

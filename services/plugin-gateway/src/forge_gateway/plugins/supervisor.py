@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
 
 import grpc
+from forge_common.backoff import Backoff
 
 from .client import PluginClient
 from .handshake import check_health, join
@@ -23,12 +23,18 @@ from .state import JOINED
 
 log = logging.getLogger(__name__)
 
+# While a plugin is down its backoff may grow to `retry_max`; meanwhile its channel is asked this
+# often whether it reconnected (gRPC keeps reconnecting with its own, shorter, backoff): a plugin
+# that is back is joined within about this long plus gRPC's reconnect delay.
+PROBE_INTERVAL = 0.25
+
 
 class Supervisor:
     def __init__(self, plugin: ManagedPlugin) -> None:
         self.plugin = plugin
         self._connection_lost = False
-        self._retry_delay = plugin.options.retry_initial
+        # Jitter: replicas that lost a plugin together do not knock in step.
+        self._backoff = Backoff(plugin.options.retry_initial, plugin.options.retry_max, jitter=0.2)
 
     async def run(self) -> None:
         """Supervise a connected plugin until cancelled."""
@@ -55,7 +61,7 @@ class Supervisor:
             if not plugin.record_join(outcome):
                 await self._back_off()
                 return
-            self._retry_delay = plugin.options.retry_initial
+            self._backoff.reset()
         await plugin.wait_unless_woken(self._health_wait())
         if self._connection_lost:
             self._connection_lost = False
@@ -78,10 +84,31 @@ class Supervisor:
             state = new
 
     async def _back_off(self) -> None:
-        delay = self._retry_delay * random.uniform(0.8, 1.2)  # jitter: replicas do not align
-        self._retry_delay = min(self._retry_delay * 2, self.plugin.options.retry_max)
+        """Wait the backoff's delay, or until woken; when the plugin was unreachable, also cut
+        short as soon as its channel is READY again (a plugin that answered and failed keeps
+        its full delay)."""
+        delay = self._backoff.next()
         self.plugin.retry_join_in(delay)
-        await self.plugin.wait_unless_woken(delay)
+        client = self.plugin.client
+        if client is None or self._reconnected(client):
+            await self.plugin.wait_unless_woken(delay)
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + delay
+        while (left := deadline - loop.time()) > 0:
+            pause = min(PROBE_INTERVAL, left)
+            began = loop.time()
+            await self.plugin.wait_unless_woken(pause)
+            woken = loop.time() - began < pause * 0.9
+            if woken or self._reconnected(client):
+                self.plugin.retry_join_in(0)
+                return
+
+    @staticmethod
+    def _reconnected(client: PluginClient) -> bool:
+        """The channel is READY; an idle one is nudged to connect (and asked again next time)."""
+        ready = grpc.ChannelConnectivity.READY
+        return client.channel.get_state(try_to_connect=True) is ready
 
     def _health_wait(self) -> float:
         interval = self.plugin.options.health_interval

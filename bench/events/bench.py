@@ -1,0 +1,328 @@
+"""Benchmark of event delivery (docs/events.md): outbox rows committed at a target rate, a real
+producer relay (`forge serve --service releases` with GATEWAY_URL), a real gateway (`forge serve
+--service gateway`) and a recording plugin (a grpc.aio server in this process), all on 127.0.0.1.
+
+Figures:
+- sustained: rows committed at `--overload` events/s for `--seconds`; the rate at which events
+  reach OnEvent over the window (first to last arrival);
+- latency: rows committed at `--rate` events/s for `--seconds`; commit → OnEvent p50/p99 (the
+  commit time is taken in this process right after COMMIT, the arrival time by the plugin here);
+- drain: `--backlog` rows committed in one transaction; events/s until the last reaches OnEvent.
+Every event id must reach the plugin (lost = 0), or the benchmark fails.
+
+    .venv/bin/python bench/events/bench.py            # full run (~1-2 min)
+    .venv/bin/python bench/events/bench.py --smoke    # ~2 s of each phase, small counts
+    .venv/bin/python bench/events/bench.py --profile  # also pg_stat_statements' top statements
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import statistics
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import grpc
+from forge_common.embedded_pg import EmbeddedPostgres, free_port
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
+from forge_common.testing.processes import cpu_seconds
+from harness import Report, fail, migrate_database, parse_args, service, workspace
+from plugin.v1 import plugin_pb2
+
+SERVICE = "plugin.v1.PluginService"
+SECRET = "bench-events-secret"  # noqa: S105 (a throwaway run's shared secret)
+EVENT_TYPE = "release.published"
+FULL = {"rate": 500, "overload": 4000, "seconds": 5.0, "backlog": 10_000}
+SMOKE = {"rate": 100, "overload": 400, "seconds": 1.5, "backlog": 300}
+
+
+class Recorder:
+    """The plugin: answers the lifecycle RPCs, records each OnEvent's first arrival."""
+
+    def __init__(self) -> None:
+        self.arrivals: dict[str, float] = {}
+        self.calls = 0
+        self.server: grpc.aio.Server | None = None
+        self.port = 0
+
+    async def start(self, port: int) -> None:
+        manifest = plugin_pb2.PluginManifest(
+            name="recorder", version="1.0.0", subscribed_events=[EVENT_TYPE]
+        )
+
+        async def initialize(request: Any, context: Any) -> Any:
+            return plugin_pb2.InitializeResponse(success=True, protocol_version=1)
+
+        async def get_manifest(request: Any, context: Any) -> Any:
+            return manifest
+
+        async def health(request: Any, context: Any) -> Any:
+            return plugin_pb2.HealthCheckResponse(healthy=True, status="SERVING")
+
+        async def shutdown(request: Any, context: Any) -> Any:
+            return plugin_pb2.ShutdownResponse(success=True)
+
+        async def on_event(request: Any, context: Any) -> Any:
+            now = time.time()
+            self.calls += 1
+            for key, value in context.invocation_metadata() or ():
+                if key == "x-event-id":
+                    self.arrivals.setdefault(value, now)
+            return plugin_pb2.EventResponse(handled=True)
+
+        rpcs = {
+            "Initialize": (plugin_pb2.InitializeRequest, initialize),
+            "GetManifest": (plugin_pb2.GetManifestRequest, get_manifest),
+            "HealthCheck": (plugin_pb2.HealthCheckRequest, health),
+            "Shutdown": (plugin_pb2.ShutdownRequest, shutdown),
+            "OnEvent": (plugin_pb2.PluginEvent, on_event),
+        }
+        handlers = {
+            name: grpc.unary_unary_rpc_method_handler(
+                fn,
+                request_deserializer=kind.FromString,
+                response_serializer=lambda m: m.SerializeToString(),
+            )
+            for name, (kind, fn) in rpcs.items()
+        }
+        server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+        server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(SERVICE, handlers)])
+        self.port = server.add_insecure_port(f"127.0.0.1:{port}")
+        await server.start()
+        self.server = server
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            await self.server.stop(0)
+
+
+INSERT = """WITH added AS (
+                INSERT INTO core.outbox (id, type, source, repo_id, payload)
+                SELECT id, $2, 'releases', 1, jsonb_build_object('n', n)
+                  FROM unnest($1::uuid[]) WITH ORDINALITY AS t(id, n)
+                RETURNING 1)
+            SELECT pg_notify('forge_outbox', '') FROM added LIMIT 1"""
+
+
+async def commit(conn: asyncpg.Connection[Any], count: int) -> tuple[list[str], float]:
+    """`count` outbox rows in one transaction, as producers write them; (ids, commit time)."""
+    ids = [uuid.uuid4() for _ in range(count)]
+    async with conn.transaction():
+        await conn.execute(INSERT, ids, EVENT_TYPE)
+    return [str(i) for i in ids], time.time()
+
+
+async def produce(conn: asyncpg.Connection[Any], rate: float, seconds: float) -> dict[str, float]:
+    """Commit rows at `rate` events/s for `seconds`, in a transaction every 20 ms (as many
+    producers' small transactions would); returns each id's commit time."""
+    tick = 0.02
+    committed: dict[str, float] = {}
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    owed = 0.0
+    while (elapsed := loop.time() - start) < seconds:
+        owed = rate * elapsed - len(committed)
+        if owed >= 1:
+            ids, at = await commit(conn, int(owed))
+            committed.update(dict.fromkeys(ids, at))
+        await asyncio.sleep(max(0.0, tick - (loop.time() - start - elapsed)))
+    return committed
+
+
+async def arrived(recorder: Recorder, ids: dict[str, float], within: float) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while any(i not in recorder.arrivals for i in ids):
+        if loop.time() > deadline:
+            lost = sum(i not in recorder.arrivals for i in ids)
+            fail(f"{lost} of {len(ids)} events did not reach the plugin within {within:g} s")
+        await asyncio.sleep(0.05)
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * p / 100))]
+
+
+class Cpu:
+    """CPU seconds of the gateway, the producer (relay), this process (plugin and inserts) and the
+    database's backends, per phase: what is busy on a shared machine."""
+
+    def __init__(self, conn: asyncpg.Connection[Any], pids: dict[str, int]) -> None:
+        self.conn = conn
+        self.pids = pids
+        self.before: dict[str, float] = {}
+
+    async def _now(self) -> dict[str, float]:
+        backends = await self.conn.fetch(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+        )
+        here = os.times()
+        return {
+            **{name: cpu_seconds([pid]) for name, pid in self.pids.items()},
+            "bench+plugin": here.user + here.system,
+            "postgres": cpu_seconds(r["pid"] for r in backends),
+        }
+
+    async def start(self) -> None:
+        self.before = await self._now()
+
+    async def line(self, events: int) -> str:
+        now = await self._now()
+        parts = [
+            f"{name} {(now[name] - self.before.get(name, 0.0)) / events * 1e6:.0f}" for name in now
+        ]
+        return "CPU µs/event: " + ", ".join(parts)
+
+
+async def bench(
+    args: argparse.Namespace,
+    conn: asyncpg.Connection[Any],
+    recorder: Recorder,
+    report: Report,
+    cpu: Cpu,
+) -> None:
+    # Warm-up: the plugin has joined and the path works end to end.
+    ids, _ = await commit(conn, 10)
+    await arrived(recorder, dict.fromkeys(ids, 0.0), 30)
+    if args.profile:
+        await conn.execute("SELECT pg_stat_statements_reset()")
+
+    # Latency at a steady rate.
+    await cpu.start()
+    committed = await produce(conn, args.rate, args.seconds)
+    await arrived(recorder, committed, 60)
+    latencies = [(recorder.arrivals[i] - at) * 1000 for i, at in committed.items()]
+    report.row(
+        f"latency at {args.rate}/s for {args.seconds:g} s ({len(committed)} events): commit → "
+        f"OnEvent p50 {statistics.median(latencies):.0f} ms, p99 {percentile(latencies, 99):.0f} "
+        f"ms, max {max(latencies):.0f} ms; {await cpu.line(len(committed))}"
+    )
+
+    # Sustained: offered more than the pipeline takes; what reaches the plugin per second.
+    await cpu.start()
+    committed = await produce(conn, args.overload, args.seconds)
+    offered = len(committed) / args.seconds
+    await arrived(recorder, committed, 300)
+    times = sorted(recorder.arrivals[i] for i in committed)
+    first_commit = min(committed.values())
+    rate = len(times) / max(times[-1] - first_commit, 1e-3)
+    report.row(
+        f"sustained: {len(committed)} events offered at {offered:.0f}/s; delivered at "
+        f"{rate:.0f}/s (first commit to last OnEvent {times[-1] - first_commit:.1f} s); "
+        f"{await cpu.line(len(committed))}"
+    )
+
+    # Backlog drain: one transaction of `backlog` rows.
+    await cpu.start()
+    ids, at = await commit(conn, args.backlog)
+    await arrived(recorder, dict.fromkeys(ids, at), 300)
+    last = max(recorder.arrivals[i] for i in ids)
+    report.row(
+        f"drain: {args.backlog} events committed at once, all delivered in {last - at:.2f} s "
+        f"({args.backlog / (last - at):.0f}/s); {await cpu.line(args.backlog)}"
+    )
+    duplicates = recorder.calls - len(recorder.arrivals)
+    report.row(f"lost 0, duplicate OnEvent calls {duplicates}")
+
+    if args.profile:
+        rows = await conn.fetch(
+            """SELECT calls, round(total_exec_time) AS ms, left(regexp_replace(query, '\\s+', ' ',
+                      'g'), 110) AS query
+                 FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 12"""
+        )
+        report.row("pg_stat_statements, top 12 by total time (all phases):")
+        for row in rows:
+            report.row(f"  {row['ms']:>7} ms {row['calls']:>8} calls  {row['query']}")
+
+
+@contextlib.contextmanager
+def profiled_database(folder: Path) -> Iterator[str]:
+    """An embedded PostgreSQL with pg_stat_statements preloaded (restarted once to load it)."""
+    pg = EmbeddedPostgres(folder / "pg")
+    url = pg.start()
+
+    async def execute(sql: str) -> None:
+        c = await asyncpg.connect(url)
+        try:
+            await c.execute(sql)
+        finally:
+            await c.close()
+
+    try:
+        asyncio.run(execute("ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"))
+        pg.stop()
+        pg.start()
+        asyncio.run(execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements"))
+        yield url
+    finally:
+        pg.stop()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rate", type=float, help="events/s of the latency phase")
+    parser.add_argument("--overload", type=float, help="events/s offered in the sustained phase")
+    parser.add_argument("--seconds", type=float, help="length of the rate phases")
+    parser.add_argument("--backlog", type=int, help="events of the drain phase")
+    parser.add_argument("--profile", action="store_true", help="report pg_stat_statements")
+    args = parse_args(parser, FULL, SMOKE)
+    report = Report("bench-events", args.smoke)
+    with workspace("forge-bench-events-") as (folder, default_url), contextlib.ExitStack() as stack:
+        url = stack.enter_context(profiled_database(folder)) if args.profile else default_url
+        migrate_database(url)
+        run(args, url, folder, report, stack)
+    report.end()
+    return 0
+
+
+def run(
+    args: argparse.Namespace,
+    database_url: str,
+    folder: Path,
+    report: Report,
+    stack: contextlib.ExitStack,
+) -> None:
+    # The gateway is told the plugin's address up front (a port reserved now): the plugin runs
+    # in this process's event loop, started after the gateway, which joins it when it is up.
+    port = free_port()
+    plugins = folder / "plugins.json"
+    entry = {"name": "recorder", "address": f"127.0.0.1:{port}"}
+    plugins.write_text(json.dumps({"plugins": [entry]}))
+    env = {"EVENTS_SECRET": SECRET, "PLUGINS_FILE": str(plugins)}
+    gateway, gateway_url = stack.enter_context(service("gateway", database_url, folder / "s1", env))
+    producer_env = {"EVENTS_SECRET": SECRET, "GATEWAY_URL": gateway_url}
+    producer, _ = stack.enter_context(
+        service("releases", database_url, folder / "s2", producer_env)
+    )
+    pids = {"gateway": gateway.pid, "producer": producer.pid}
+    report.row(
+        f"gateway {gateway_url}, producer relay in `forge serve --service releases`, plugin on "
+        f"127.0.0.1:{port}"
+    )
+
+    async def main_async() -> None:
+        recorder = Recorder()
+        await recorder.start(port)
+        conn = await asyncpg.connect(database_url)
+        try:
+            await bench(args, conn, recorder, report, Cpu(conn, pids))
+        finally:
+            await conn.close()
+            await recorder.stop()
+
+    asyncio.run(main_async())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
