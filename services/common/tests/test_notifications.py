@@ -17,7 +17,7 @@ import pytest
 from aiohttp.test_utils import TestServer
 from forge_common.app import create_app
 from forge_common.config import Settings
-from forge_common.keys import NOTIFICATION_OPTIONS, NOTIFICATIONS
+from forge_common.keys import NOTIFICATIONS
 from forge_common.notifications import APPLICATION_NAME, NotificationOptions, Notifications
 
 FAST = NotificationOptions(
@@ -248,8 +248,8 @@ async def test_an_application_has_one_instance_and_the_relay_rides_on_it(
 ) -> None:
     """create_app runs one Notifications; the outbox relay (GATEWAY_URL set) subscribes to it
     instead of opening a LISTEN connection of its own, and so will every service."""
-    app = create_app(replace(settings, gateway_url=f"http://127.0.0.1:{free_port()}/"), [])
-    app[NOTIFICATION_OPTIONS] = FAST
+    gateway = f"http://127.0.0.1:{free_port()}/"
+    app = create_app(replace(settings, gateway_url=gateway), [], notifications=FAST)
     server = TestServer(app)
     await server.start_server()
     try:

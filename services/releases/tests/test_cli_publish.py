@@ -1,6 +1,6 @@
 """`forge release publish` end to end: the real `forge` command (a subprocess) against a running
-releases server on 127.0.0.1, then the update check and the download over HTTP (issue 4,
-docs/cli-and-world.md).
+releases server on 127.0.0.1, then the update check and the download over HTTP
+(docs/cli-and-world.md).
 
 Also: re-running is safe (only missing files are uploaded, identical ones skipped), a file that
 differs from an existing asset is refused before anything is uploaded, and clear messages with a

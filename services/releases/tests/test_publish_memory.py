@@ -1,5 +1,5 @@
 """Uploads are streamed: a real `forge serve --service releases` process receives a 64 MiB asset
-and its peak RSS (VmHWM) grows by far less than that (issue 4; the 1 GiB figure comes from
+and its peak RSS (VmHWM) grows by far less than that (the 1 GiB figure comes from
 bench/releases/upload_rss.py)."""
 
 from __future__ import annotations

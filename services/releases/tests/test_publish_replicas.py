@@ -1,5 +1,5 @@
 """Publishing with two running replicas on one database: a change made through instance A is seen
-by the update check and the list of instance B, whose cache held the old answer (issue 4; the
+by the update check and the list of instance B, whose cache held the old answer (the
 cache is invalidated by the triggers' NOTIFY, read/cache.py and forge_common.notifications)."""
 
 from __future__ import annotations

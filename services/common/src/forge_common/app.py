@@ -18,13 +18,18 @@ from .relay import relay_context
 from .service import Service
 
 
-def create_app(settings: Settings, services: Sequence[Service]) -> web.Application:
+def create_app(
+    settings: Settings,
+    services: Sequence[Service],
+    notifications: NotificationOptions | None = None,
+) -> web.Application:
+    """`notifications` tunes the process's LISTEN connection (tests shorten its probe)."""
     app = web.Application(
         middlewares=[forge_middleware],
         client_max_size=settings.max_body_bytes,
     )
     app[SETTINGS] = settings
-    app[NOTIFICATION_OPTIONS] = NotificationOptions()  # tests may replace it before the start
+    app[NOTIFICATION_OPTIONS] = notifications or NotificationOptions()
     app[OUTAGES] = Outages()  # docs/architecture.md "Dependency outages"
     app.cleanup_ctx.append(outages_context)
     app.cleanup_ctx.append(_pool_context)

@@ -6,10 +6,11 @@ finds them without `common` importing any service.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from aiohttp import web
 
@@ -48,6 +49,27 @@ class Service:
         if self.schema is None or self.migrations_package is None:
             return []
         return discover(self.schema, self.migrations_package)
+
+
+OptionsT = TypeVar("OptionsT")
+TunableSetup = Callable[[web.Application, Settings, OptionsT], None]
+
+
+def bind_options(
+    setup: TunableSetup[OptionsT], options: OptionsT
+) -> Callable[[web.Application, Settings], None]:
+    """A service's `setup(app, settings, options)` with its tuning bound: `SERVICE` binds the
+    production defaults, `create_app` whatever a test or benchmark passes."""
+
+    def bound(app: web.Application, settings: Settings) -> None:
+        setup(app, settings, options)
+
+    return bound
+
+
+def tuned(service: Service, setup: TunableSetup[OptionsT], options: OptionsT) -> Service:
+    """`service` with `options` instead of its defaults: the one way every service is tuned."""
+    return dataclasses.replace(service, setup=bind_options(setup, options))
 
 
 def installed_services() -> dict[str, Service]:

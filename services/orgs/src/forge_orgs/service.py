@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import functools
-
 from aiohttp import web
 from forge_common.config import Settings
-from forge_common.service import Service
+from forge_common.service import Service, bind_options
 
 from . import world
 from .keys import OPTIONS
@@ -23,7 +21,7 @@ SERVICE = Service(
     name="orgs",
     schema="orgs",
     migrations_package="forge_orgs.migrations",
-    setup=functools.partial(setup, options=Options()),
+    setup=bind_options(setup, Options()),
     validate_world=world.validate,
     load_world=world.load,
 )

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import functools
-
 from aiohttp import web
 from forge_common.config import Settings
-from forge_common.service import Service
+from forge_common.service import Service, bind_options
 
 from .cli import add_commands
 from .events.delivery import DeliveryWorker
@@ -35,6 +33,6 @@ SERVICE = Service(
     name="gateway",
     schema="gateway",
     migrations_package="forge_gateway.migrations",
-    setup=functools.partial(setup, options=Options()),
+    setup=bind_options(setup, Options()),
     add_commands=add_commands,
 )

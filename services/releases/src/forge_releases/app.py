@@ -7,11 +7,11 @@ from __future__ import annotations
 from aiohttp import web
 from forge_common.app import create_app as create_common_app
 from forge_common.config import Settings
-from forge_common.keys import NOTIFICATION_OPTIONS
 from forge_common.notifications import NotificationOptions
+from forge_common.service import tuned
 
 from .options import Options
-from .service import service_with
+from .service import SERVICE, setup
 
 
 def create_app(
@@ -19,7 +19,5 @@ def create_app(
     options: Options | None = None,
     notifications: NotificationOptions | None = None,
 ) -> web.Application:
-    app = create_common_app(settings, [service_with(options)])
-    if notifications is not None:
-        app[NOTIFICATION_OPTIONS] = notifications
-    return app
+    service = tuned(SERVICE, setup, options or Options())
+    return create_common_app(settings, [service], notifications)

@@ -3,12 +3,9 @@ which puts the service's state, hooks and routes into an application."""
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-
 from aiohttp import web
 from forge_common.config import Settings
-from forge_common.service import Service
+from forge_common.service import Service, bind_options
 
 from . import cli, world
 from .counter import DownloadCounter
@@ -35,15 +32,8 @@ SERVICE = Service(
     name="releases",
     schema="releases",
     migrations_package="forge_releases.migrations",
-    setup=functools.partial(setup, options=Options()),
+    setup=bind_options(setup, Options()),
     validate_world=world.validate,
     load_world=world.load,
     add_commands=cli.add_commands,
 )
-
-
-def service_with(options: Options | None) -> Service:
-    """SERVICE tuned by `options` (None: the production defaults)."""
-    if options is None:
-        return SERVICE
-    return dataclasses.replace(SERVICE, setup=functools.partial(setup, options=options))
