@@ -8,7 +8,7 @@ import contextlib
 import logging
 import socket
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
 
@@ -19,6 +19,7 @@ from forge_common.app import create_app
 from forge_common.config import Settings
 from forge_common.keys import NOTIFICATIONS
 from forge_common.notifications import APPLICATION_NAME, NotificationOptions, Notifications
+from forge_common.testing.waiting import eventually
 
 FAST = NotificationOptions(
     probe_interval=0.2,
@@ -28,14 +29,6 @@ FAST = NotificationOptions(
     backoff_max=0.2,
     close_timeout=1.0,
 )
-
-
-async def until(condition: Callable[[], bool], within: float = 5.0) -> None:
-    deadline = time.monotonic() + within
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {within} s")
-        await asyncio.sleep(0.01)
 
 
 class Heard:
@@ -92,7 +85,7 @@ async def test_a_notify_on_a_subscribed_channel_reaches_the_callback(
     async with listening(Notifications(database_url, FAST)) as heard:
         assert heard.states == [True]
         await notify(db, "forge_test_a", "hello")
-        await until(lambda: heard.payloads == ["hello"])
+        await eventually(lambda: heard.payloads == ["hello"])
     assert heard.states == [True, False]  # stop() says so too
 
 
@@ -107,16 +100,16 @@ async def test_two_channels_and_two_subscribers_share_one_connection(
         assert second.states == [True]
         await notify(db, "forge_test_b", "to b")
         await notify(db, "forge_test_a", "to a")
-        await until(lambda: first.payloads == ["to a"] and second.payloads == ["to b"])
+        await eventually(lambda: first.payloads == ["to a"] and second.payloads == ["to b"])
         assert await sessions(db) == 1
 
         extra = await notifications.subscribe("forge_test_a", also_first.payload)
         await notify(db, "forge_test_a", "to both")
-        await until(lambda: also_first.payloads == ["to both"])
-        await until(lambda: first.payloads == ["to a", "to both"])
+        await eventually(lambda: also_first.payloads == ["to both"])
+        await eventually(lambda: first.payloads == ["to a", "to both"])
         await notifications.unsubscribe(extra)
         await notify(db, "forge_test_a", "to one")
-        await until(lambda: first.payloads[-1] == "to one")
+        await eventually(lambda: first.payloads[-1] == "to one")
         assert also_first.payloads == ["to both"]
         assert second.payloads == ["to b"]
 
@@ -126,12 +119,12 @@ async def test_a_killed_connection_comes_back_by_itself(database_url: str, db: A
     async with listening(notifications) as heard:
         pid = notifications.server_pid
         assert await db.fetchval("SELECT pg_terminate_backend($1)", pid)
-        await until(lambda: len(heard.states) == 3)  # off, then on again
+        await eventually(lambda: len(heard.states) == 3)  # off, then on again
         assert heard.states == [True, False, True]
         assert notifications.listening.is_set()
         assert notifications.server_pid not in (None, pid)
         await notify(db, "forge_test_a", "again")
-        await until(lambda: heard.payloads == ["again"])
+        await eventually(lambda: heard.payloads == ["again"])
         assert await sessions(db) == 1
 
 
@@ -153,7 +146,7 @@ async def test_an_unanswered_probe_turns_listening_off_until_a_new_connection_an
         pid = notifications.server_pid
         notifications.deaf = True
         started = time.monotonic()
-        await until(lambda: not notifications.listening.is_set())
+        await eventually(lambda: not notifications.listening.is_set())
         # noticed at the next probe: within probe_interval + probe_timeout (and some slack)
         assert time.monotonic() - started < FAST.probe_interval + FAST.probe_timeout + 1.0
         assert heard.states == [True, False]
@@ -182,7 +175,7 @@ async def test_an_unreachable_database_is_retried_with_backoff_and_stop_is_promp
     with caplog.at_level(logging.WARNING, logger="forge_common.notifications"):
         async with running(notifications):
             await notifications.subscribe("forge_test_a", heard.payload, on_state=heard.state)
-            await until(lambda: caplog.text.count("LISTEN failed") >= 3)
+            await eventually(lambda: caplog.text.count("LISTEN failed") >= 3)
             assert not notifications.listening.is_set()
             started = time.monotonic()
             await notifications.stop()
@@ -217,7 +210,7 @@ async def test_the_connection_opens_only_once_something_subscribes(
         await notifications.subscribe("forge_test_a", heard.payload)
         await notifications.listening.wait()
         await notify(db, "forge_test_a", "late")
-        await until(lambda: heard.payloads == ["late"])
+        await eventually(lambda: heard.payloads == ["late"])
 
 
 async def test_a_failing_subscriber_does_not_stop_the_others(
@@ -230,7 +223,7 @@ async def test_a_failing_subscriber_does_not_stop_the_others(
     await notifications.subscribe("forge_test_a", broken, on_state=broken)
     async with listening(notifications) as heard:
         await notify(db, "forge_test_a", "still")
-        await until(lambda: heard.payloads == ["still"])
+        await eventually(lambda: heard.payloads == ["still"])
     assert heard.states == [True, False]
     assert "subscriber bug" in caplog.text
 
