@@ -59,11 +59,14 @@ def read_paths(base: str) -> dict[str, Any]:
                 "checkUpdate",
                 "Application update check",
                 [
-                    query(
-                        "version",
-                        {"type": "string"},
-                        "current version, SemVer, optional `v`",
-                    ),
+                    {
+                        **query(
+                            "version",
+                            {"type": "string"},
+                            "current version, SemVer, optional `v`; missing or unparsable: 400",
+                        ),
+                        "required": True,
+                    },
                     query(
                         "platform",
                         {"type": "string"},
@@ -79,7 +82,9 @@ def read_paths(base: str) -> dict[str, Any]:
                     ),
                     "204": {"description": "No newer release or no matching asset (empty body)"},
                     "304": NOT_MODIFIED,
-                    "400": error("ValInvalidInput: Invalid version format: <version>"),
+                    "400": error(
+                        "ValInvalidInput: Invalid version format: <version> (also when missing)"
+                    ),
                     **ACCESS_ERRORS,
                 },
             )
