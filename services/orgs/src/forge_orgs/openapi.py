@@ -299,8 +299,9 @@ PATHS: JSON = {
     "/orgs/{org}/public_members/roles": {
         "parameters": [
             *_params("org"),
-            {"name": "page", "in": "query", "schema": {"type": "integer"}},
-            {"name": "limit", "in": "query", "schema": {"type": "integer"}},
+            # accepted and ignored, whatever their value: every public member is returned
+            {"name": "page", "in": "query", "schema": _STR, "description": "ignored"},
+            {"name": "limit", "in": "query", "schema": _STR, "description": "ignored"},
         ],
         "get": _op(
             "Every public member with role (page and limit are ignored)",

@@ -22,13 +22,17 @@ _TAG = {
     "type": "string",
     "minLength": 1,
     "maxLength": 255,
-    "pattern": r"^(?!\.\.?$)[^\s\x00-\x1f\x7f]+$",
+    "pattern": r"^[^\s\x00-\x1f\x7f]+$",
+    "not": {"enum": [".", ".."]},
 }
+# No `/`, `\`, control character or `..`, not blank, not `.` (patterns without lookarounds, which
+# generators handle badly: a `.` is always followed by another character or ends the name).
 _ASSET_NAME = {
     "type": "string",
     "minLength": 1,
     "maxLength": 255,
-    "pattern": r"^(?=.*\S)(?!\.$)(?!.*\.\.)[^/\\\x00-\x1f\x7f]+$",
+    "pattern": r"^\.?(?:[^./\\\x00-\x1f\x7f]\.?)+$",
+    "not": {"pattern": r"^\s*$"},
 }
 _RELEASE_OPTION = {
     "type": "object",

@@ -15,6 +15,14 @@ from .parts import (
     query,
 )
 
+# Update check rule 1: one leading `v`, then a strict SemVer 2.0 version (the `semver` package's
+# rule); anything else, the empty string included, is 400.
+_ID = r"(?:0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)"
+_VERSION = (
+    r"^v?(?:0|[1-9][0-9]*)\.(?:0|[1-9][0-9]*)\.(?:0|[1-9][0-9]*)"
+    rf"(?:-{_ID}(?:\.{_ID})*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$"
+)
+
 
 def read_paths(base: str) -> dict[str, Any]:
     return {
@@ -62,7 +70,7 @@ def read_paths(base: str) -> dict[str, Any]:
                     {
                         **query(
                             "version",
-                            {"type": "string"},
+                            {"type": "string", "pattern": _VERSION},
                             "current version, SemVer, optional `v`; missing or unparsable: 400",
                         ),
                         "required": True,
