@@ -21,7 +21,7 @@ $(FUZZ_STAMP): constraints.txt mk/fuzz.mk
 	@touch $@
 
 fuzz-smoke: install $(FUZZ_STAMP) ## schemathesis, about a minute: 3 documents x (anonymous, owner), seeded (part of make test)
-	FUZZ_SCHEMATHESIS=$(FUZZ_VENV)/bin/schemathesis $(PY) tests-e2e/fuzz/run.py $(FUZZ_ARGS)
+	FUZZ_SCHEMATHESIS=$(abspath $(FUZZ_VENV))/bin/schemathesis $(PY) tests-e2e/fuzz/run.py $(FUZZ_ARGS)
 
 fuzz: install $(FUZZ_STAMP) ## schemathesis for ten minutes against the three documents (FUZZ_SEED=N, FUZZ_ARGS=--only orgs)
-	FUZZ_SCHEMATHESIS=$(FUZZ_VENV)/bin/schemathesis $(PY) tests-e2e/fuzz/run.py --full $(FUZZ_ARGS)
+	FUZZ_SCHEMATHESIS=$(abspath $(FUZZ_VENV))/bin/schemathesis $(PY) tests-e2e/fuzz/run.py --full $(FUZZ_ARGS)

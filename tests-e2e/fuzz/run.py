@@ -41,7 +41,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 BIN = Path(sys.executable).parent
 # mk/fuzz.mk installs schemathesis into a venv of its own (.venv-fuzz)
-SCHEMATHESIS = os.environ.get("FUZZ_SCHEMATHESIS") or str(ROOT / ".venv-fuzz/bin/schemathesis")
+SCHEMATHESIS = str(
+    Path(os.environ.get("FUZZ_SCHEMATHESIS") or ROOT / ".venv-fuzz/bin/schemathesis").resolve()
+)
 OWNER_TOKEN = "fuzz-owner-token"  # world.json
 # (name, document path, base path the document's paths are relative to)
 DOCUMENTS = (
