@@ -36,17 +36,18 @@ async def test_openapi_document_is_valid_3_1(make_client: Any, load: Any) -> Non
         assert name in doc["components"]["schemas"], name
 
 
-async def test_openapi_names_every_route(make_client: Any) -> None:
+async def test_openapi_lists_exactly_the_routes_served(make_client: Any) -> None:
     client = await make_client()
     doc = await fetch_doc(client)
-    missing = []
-    for route in client.app.router.routes():
-        path = route.resource.canonical if route.resource else ""
-        if route.method == "HEAD" or path in COMMON_ROUTES:
-            continue
-        if route.method.lower() not in doc["paths"].get(path, {}):
-            missing.append(f"{route.method} {path}")
-    assert missing == []
+    served = {
+        (route.method.lower(), route.resource.canonical)
+        for route in client.app.router.routes()
+        if route.resource is not None
+        and route.method != "HEAD"
+        and route.resource.canonical not in COMMON_ROUTES
+    }
+    documented = {(method, path) for path, item in doc["paths"].items() for method in item}
+    assert served == documented
 
 
 def check(doc: dict[str, Any], template: str, status: int, headers: Any, body: bytes) -> None:
@@ -59,7 +60,7 @@ def check(doc: dict[str, Any], template: str, status: int, headers: Any, body: b
         assert body == b"", (template, status)
         return
     media = headers.get("Content-Type", "").split(";")[0]
-    assert media in content, (template, status, media)
+    assert media in content or "*/*" in content, (template, status, media)
     if media == "application/json":
         schema = {**content[media]["schema"], "components": doc["components"]}
         jsonschema.validate(orjson.loads(body), schema, cls=jsonschema.Draft202012Validator)

@@ -26,9 +26,6 @@ def check(doc: dict[str, Any], template: str, method: str, status: int, body: by
         assert body == b"", (template, method, status)
         return
     data = orjson.loads(body)
-    if template.endswith("/assets") and status == 201:
-        # the upload answer adds `sha256` to the attachment (publishers skip identical files)
-        assert len(data.pop("sha256")) == 64
     schema = {**content["application/json"]["schema"], "components": doc["components"]}
     jsonschema.validate(data, schema, cls=jsonschema.Draft202012Validator)
 

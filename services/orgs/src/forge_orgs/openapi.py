@@ -20,6 +20,15 @@ _INT64 = {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}
 _STR = {"type": "string"}
 _BOOL = {"type": "boolean"}
 _TIME = {"type": "string", "format": "date-time"}
+# Request fields: an optional field may be null (the same as absent).
+_NULL_INT32 = {**_INT32, "type": ["integer", "null"]}
+_NULL_INT64 = {**_INT64, "type": ["integer", "null"]}
+_NULL_BOOL = {"type": ["boolean", "null"]}
+# A group name as payloads.py takes it: 1-100 characters after trimming, no NUL.
+_GROUP_NAME = {
+    "type": "string",
+    "pattern": r"^\s*[^\s\x00](?:[^\x00]{0," + str(MAX_GROUP_NAME - 2) + r"}[^\s\x00])?\s*$",
+}
 
 
 def _ref(name: str) -> JSON:
@@ -116,7 +125,11 @@ SCHEMAS: JSON = {
     ),
     "AddOrgPinnedRepoOption": {
         "type": "object",
-        "properties": {"repo_name": _STR, "group_id": _INT64, "display_order": _INT32},
+        "properties": {
+            "repo_name": {**_STR, "pattern": r"\S", "description": "trimmed"},
+            "group_id": {**_NULL_INT64, "description": "0, null or absent: no group"},
+            "display_order": _NULL_INT32,
+        },
         "required": ["repo_name"],
     },
     "ReorderOrgPinnedReposOption": {
@@ -128,8 +141,8 @@ SCHEMAS: JSON = {
                     "type": "object",
                     "properties": {
                         "repo_id": {**_INT64, "minimum": 1},
-                        "group_id": _INT64,
-                        "display_order": _INT32,
+                        "group_id": _NULL_INT64,
+                        "display_order": _NULL_INT32,
                     },
                     "required": ["repo_id"],
                 },
@@ -140,9 +153,9 @@ SCHEMAS: JSON = {
     "CreateOrgPinnedGroupOption": {
         "type": "object",
         "properties": {
-            "name": {**_STR, "minLength": 1, "maxLength": MAX_GROUP_NAME},
-            "display_order": _INT32,
-            "collapsed": _BOOL,
+            "name": _GROUP_NAME,
+            "display_order": _NULL_INT32,
+            "collapsed": _NULL_BOOL,
         },
         "required": ["name"],
     },
@@ -150,22 +163,26 @@ SCHEMAS: JSON = {
         "type": "object",
         "description": "Only the supplied fields change.",
         "properties": {
-            "name": {**_STR, "minLength": 1, "maxLength": MAX_GROUP_NAME},
-            "display_order": _INT32,
-            "collapsed": _BOOL,
+            "name": {**_GROUP_NAME, "type": ["string", "null"]},
+            "display_order": _NULL_INT32,
+            "collapsed": _NULL_BOOL,
         },
     },
 }
 
 _ERRORS = {
     "304": "Not modified (If-None-Match matched the ETag)",
-    "400": "Malformed JSON body",
-    "401": "Not signed in, or an unknown token",
+    "400": "Malformed JSON body, or a request body cut short",
+    "401": "Not signed in, or a malformed or unknown token",
     "403": "Not allowed",
     "404": "Not found, or not visible to the caller",
+    "408": "The request body did not arrive in time",
     "413": "Request body too large",
     "422": "Validation failed; `errors` names the field",
 }
+# What the middleware answers on any route before the handler runs: a malformed or unknown token
+# (401), and a request body that is cut short (400), late (408) or over the limit (413).
+_REQUEST = "400 401 408 413"
 _CACHE_HEADERS = {
     "ETag": {"schema": _STR, "description": "per viewer"},
     "Cache-Control": {"schema": {"const": "private"}},
@@ -198,7 +215,10 @@ def _op(
         ok["headers"] = headers
     op: JSON = {
         "summary": summary,
-        "responses": {success: ok, **{s: _error(s) for s in errors.split()}},
+        "responses": {
+            success: ok,
+            **{s: _error(s) for s in sorted({*errors.split(), *_REQUEST.split()})},
+        },
     }
     if body is not None:
         op["requestBody"] = {
@@ -222,6 +242,15 @@ _LIST_GROUPS = {"type": "array", "items": _ref("OrgPinnedGroup")}
 _LIST_MEMBERS = {"type": "array", "items": _ref("OrgPublicMember")}
 
 PATHS: JSON = {
+    "/openapi.json": {
+        "get": _op(
+            "This document",
+            "200",
+            {"type": "object", "required": ["openapi", "paths"]},
+            "304",
+            headers=_CACHE_HEADERS,
+        ),
+    },
     "/orgs/{org}/pinned": {
         "parameters": _params("org"),
         "get": _op("List pinned repositories", "200", _LIST_PINS, _READ, headers=_CACHE_HEADERS),
@@ -270,8 +299,9 @@ PATHS: JSON = {
     "/orgs/{org}/public_members/roles": {
         "parameters": [
             *_params("org"),
-            {"name": "page", "in": "query", "schema": {"type": "integer"}},
-            {"name": "limit", "in": "query", "schema": {"type": "integer"}},
+            # accepted and ignored, whatever their value: every public member is returned
+            {"name": "page", "in": "query", "schema": _STR, "description": "ignored"},
+            {"name": "limit", "in": "query", "schema": _STR, "description": "ignored"},
         ],
         "get": _op(
             "Every public member with role (page and limit are ignored)",

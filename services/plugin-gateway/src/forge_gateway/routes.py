@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from . import openapi
 from .events import handlers as event_handlers
 from .plugins import handlers as plugin_handlers
 
 
 def add_routes(app: web.Application) -> None:
     app.router.add_get("/api/v1/admin/plugins", plugin_handlers.admin_plugins)
+    app.router.add_get(openapi.DOCUMENT_PATH, openapi.serve)
     app.router.add_get("/api/v1/admin/plugins/{plugin}/deliveries", event_handlers.list_deliveries)
     app.router.add_get(
         "/api/v1/admin/plugins/{plugin}/deliveries/{id}", event_handlers.get_delivery

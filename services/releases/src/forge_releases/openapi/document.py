@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from .download_paths import DOWNLOAD_PATHS
-from .parts import BASE, NOT_MODIFIED, json_content
+from .parts import BASE, NOT_MODIFIED, REQUEST_ERRORS, json_content
 from .publish_paths import publish_paths
 from .read_paths import read_paths
 from .schemas import SCHEMAS
@@ -23,6 +23,7 @@ _OPENAPI_PATH = {
                     "OpenAPI 3.1 document", {"type": "object", "required": ["openapi"]}
                 ),
                 "304": NOT_MODIFIED,
+                **REQUEST_ERRORS,
             },
         }
     },

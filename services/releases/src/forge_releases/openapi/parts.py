@@ -41,6 +41,15 @@ REPO = path("repo")
 POSITIVE_ID = {"type": "integer", "minimum": 1}
 RELEASE_REF = {"$ref": "#/components/schemas/Release"}
 NOT_MODIFIED = {"description": "Not modified (If-None-Match matched the ETag)"}
+# What the middleware answers on any route, before the handler runs (docs/http.md "Errors"): a
+# malformed or unknown token (401, public routes included), and a request body that is cut short
+# (400), does not arrive within the body-read deadline (408) or exceeds MAX_BODY_BYTES (413).
+REQUEST_ERRORS = {
+    "400": error("ValInvalidInput: the request body was cut short"),
+    "401": error("AuthTokenInvalid: a malformed Authorization header or an unknown token"),
+    "408": error("RequestTimeout: the request body did not arrive in time"),
+    "413": error("PayloadTooLarge: the request body is over the limit"),
+}
 ACCESS_ERRORS = {
     "401": error("AuthTokenMissing (private repository, nobody signed in) or AuthTokenInvalid"),
     "404": error("RepoNotFound, ReleaseNotFound or NoReleasesFound"),
@@ -52,11 +61,8 @@ FILE = {
         "Last-Modified": {"schema": {"type": "string"}},
         "Content-Length": {"schema": {"type": "integer"}},
     },
-    "content": {
-        "application/octet-stream": {
-            "schema": {"type": "string", "contentMediaType": "application/octet-stream"}
-        }
-    },
+    # the asset's own stored content type (declared at upload, else guessed from the name)
+    "content": {"*/*": {"schema": {"type": "string", "format": "binary"}}},
 }
 DOWNLOAD_RESPONSES = {
     "200": FILE,
@@ -64,7 +70,10 @@ DOWNLOAD_RESPONSES = {
     "304": NOT_MODIFIED,
     "401": ACCESS_ERRORS["401"],
     "404": error("RepoNotFound, ReleaseNotFound or AssetNotFound"),
-    "416": {"description": "Range not satisfiable (Content-Range: bytes */size)"},
+    "416": {
+        "description": "Range not satisfiable (empty body)",
+        "headers": {"Content-Range": {"schema": {"type": "string", "pattern": r"^bytes \*/\d+$"}}},
+    },
 }
 
 
@@ -81,7 +90,7 @@ def operation(
         "description": AUTH_NOTE,
         "tags": [tags],
         "parameters": [OWNER, REPO, *params],
-        "responses": responses,
+        "responses": {**REQUEST_ERRORS, **responses},
     }
 
 

@@ -15,18 +15,36 @@ _WRITE_ERRORS = {
     "413": error("PayloadTooLarge"),
     "422": error("ValidationFailed: a field is missing or invalid (named in the message)"),
 }
+# The field checks of publish/input.py and publish/names.py (docs/releases.md "Publishing"): no
+# NUL in any text; a tag without whitespace or control characters, not `.` or `..`.
+_NO_NUL = r"^[^\x00]*$"
+_TAG = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 255,
+    "pattern": r"^[^\s\x00-\x1f\x7f]+$",
+    "not": {"enum": [".", ".."]},
+}
+# No `/`, `\`, control character or `..`, not blank, not `.` (patterns without lookarounds, which
+# generators handle badly: a `.` is always followed by another character or ends the name).
+_ASSET_NAME = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 255,
+    "pattern": r"^\.?(?:[^./\\\x00-\x1f\x7f]\.?)+$",
+    "not": {"pattern": r"^\s*$"},
+}
 _RELEASE_OPTION = {
     "type": "object",
     "properties": {
-        "tag_name": {"type": "string"},
-        "target_commitish": {"type": "string"},
-        "name": {"type": "string"},
-        "body": {"type": "string"},
+        "tag_name": _TAG,
+        "target_commitish": {"type": "string", "maxLength": 255, "pattern": _NO_NUL},
+        "name": {"type": "string", "maxLength": 255, "pattern": _NO_NUL},
+        "body": {"type": "string", "pattern": _NO_NUL},
         "draft": {"type": "boolean"},
         "prerelease": {"type": "boolean"},
     },
 }
-_ATTACHMENT_REF = {"$ref": "#/components/schemas/Attachment"}
 _RELEASE_ID = path("release_id", POSITIVE_ID)
 
 
@@ -81,12 +99,24 @@ def publish_paths(base: str) -> dict[str, Any]:
                 **operation(
                     "uploadAsset",
                     "Attach a file (raw body with ?name=, or multipart `attachment`)",
-                    [_RELEASE_ID, query("name", {"type": "string"}, "file name")],
+                    [
+                        _RELEASE_ID,
+                        query(
+                            "name", _ASSET_NAME, "file name (else the multipart part's file name)"
+                        ),
+                    ],
                     {
                         "201": json_content(
-                            "The attachment", {"$ref": "#/components/schemas/Attachment"}
+                            "The attachment and the SHA-256 of the stored bytes",
+                            {"$ref": "#/components/schemas/UploadedAttachment"},
                         ),
                         **_WRITE_ERRORS,
+                        "408": error("RequestTimeout: no upload data received for 120 seconds"),
+                        "417": error("HTTPError: an Expect header other than 100-continue"),
+                        "503": {
+                            **error("ServiceUnavailable: the file could not be stored"),
+                            "headers": {"Retry-After": {"schema": {"type": "string"}}},
+                        },
                     },
                 ),
                 "requestBody": {

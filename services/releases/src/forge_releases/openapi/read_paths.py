@@ -15,6 +15,14 @@ from .parts import (
     query,
 )
 
+# Update check rule 1: one leading `v`, then a strict SemVer 2.0 version (the `semver` package's
+# rule); anything else, the empty string included, is 400.
+_ID = r"(?:0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)"
+_VERSION = (
+    r"^v?(?:0|[1-9][0-9]*)\.(?:0|[1-9][0-9]*)\.(?:0|[1-9][0-9]*)"
+    rf"(?:-{_ID}(?:\.{_ID})*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$"
+)
+
 
 def read_paths(base: str) -> dict[str, Any]:
     return {
@@ -59,11 +67,14 @@ def read_paths(base: str) -> dict[str, Any]:
                 "checkUpdate",
                 "Application update check",
                 [
-                    query(
-                        "version",
-                        {"type": "string"},
-                        "current version, SemVer, optional `v`",
-                    ),
+                    {
+                        **query(
+                            "version",
+                            {"type": "string", "pattern": _VERSION},
+                            "current version, SemVer, optional `v`; missing or unparsable: 400",
+                        ),
+                        "required": True,
+                    },
                     query(
                         "platform",
                         {"type": "string"},
@@ -79,7 +90,9 @@ def read_paths(base: str) -> dict[str, Any]:
                     ),
                     "204": {"description": "No newer release or no matching asset (empty body)"},
                     "304": NOT_MODIFIED,
-                    "400": error("ValInvalidInput: Invalid version format: <version>"),
+                    "400": error(
+                        "ValInvalidInput: Invalid version format: <version> (also when missing)"
+                    ),
                     **ACCESS_ERRORS,
                 },
             )

@@ -7,29 +7,42 @@ from typing import Any
 
 from .parts import TIME
 
-SCHEMAS: dict[str, Any] = {
-    "Attachment": {
-        "type": "object",
-        "additionalProperties": False,
-        "required": [
-            "id",
-            "name",
-            "size",
-            "download_count",
-            "created_at",
-            "uuid",
-            "browser_download_url",
-        ],
-        "properties": {
-            "id": {"type": "integer"},
-            "name": {"type": "string"},
-            "size": {"type": "integer", "minimum": 0},
-            "download_count": {"type": "integer", "minimum": 0},
-            "created_at": TIME,
-            "uuid": {"type": "string", "format": "uuid"},
-            "browser_download_url": {"type": "string", "format": "uri"},
-        },
+ATTACHMENT: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": [
+        "id",
+        "name",
+        "size",
+        "download_count",
+        "created_at",
+        "uuid",
+        "browser_download_url",
+    ],
+    "properties": {
+        "id": {"type": "integer"},
+        "name": {"type": "string"},
+        "size": {"type": "integer", "minimum": 0},
+        "download_count": {"type": "integer", "minimum": 0},
+        "created_at": TIME,
+        "uuid": {"type": "string", "format": "uuid"},
+        "browser_download_url": {"type": "string", "format": "uri"},
     },
+}
+# An upload's answer: the attachment and `sha256`, the hex SHA-256 of the stored bytes
+# (docs/releases.md "Attachment").
+UPLOADED_ATTACHMENT: dict[str, Any] = {
+    **ATTACHMENT,
+    "required": [*ATTACHMENT["required"], "sha256"],
+    "properties": {
+        **ATTACHMENT["properties"],
+        "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+    },
+}
+
+SCHEMAS: dict[str, Any] = {
+    "Attachment": ATTACHMENT,
+    "UploadedAttachment": UPLOADED_ATTACHMENT,
     "Release": {
         "type": "object",
         "additionalProperties": False,
