@@ -8,8 +8,10 @@ from typing import Any
 BASE = "/api/v2/repos/{owner}/{repo}/releases"
 TIME = {"type": "string", "format": "date-time", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$"}
 AUTH_NOTE = (
-    "Access follows the authentication rules of docs/access.md: public repositories and private "
-    "ones with public landing or public releases are readable by anyone; otherwise 401 "
+    "Access follows the authentication rules of docs/access.md: an owner the caller may not see "
+    "(a private organization to a non-member, a limited one to an anonymous caller) answers 404 "
+    "RepoNotFound; otherwise public repositories and private ones with public landing or public "
+    "releases are readable by anyone; otherwise 401 "
     "AuthTokenMissing for anonymous callers and 404 RepoNotFound for signed-in callers without "
     "access."
 )
