@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from aiohttp import web
+from forge_common import openapi
 from forge_common.auth import viewer_of
 
 from .caching import cached_json
@@ -320,24 +321,13 @@ PATHS: JSON = {
 
 
 def document() -> JSON:
-    return {
-        "openapi": "3.1.0",
-        "info": {"title": "Organization profile API", "version": "1"},
-        "servers": [{"url": "/api/v1"}],
-        "components": {
-            "schemas": SCHEMAS,
-            "securitySchemes": {
-                "token": {
-                    "type": "apiKey",
-                    "in": "header",
-                    "name": "Authorization",
-                    "description": "`token <t>` or `Bearer <t>`",
-                }
-            },
-        },
-        "security": [{}, {"token": []}],
-        "paths": PATHS,
-    }
+    return openapi.document(
+        title="Organization profile API",
+        version="1",
+        server="/api/v1",
+        schemas=SCHEMAS,
+        paths=PATHS,
+    )
 
 
 async def serve(request: web.Request) -> web.Response:

@@ -16,6 +16,7 @@ import json
 from typing import Any
 
 from aiohttp import web
+from forge_common import openapi
 from forge_common.conditional import none_match, not_modified, quoted
 
 JSON = dict[str, Any]
@@ -327,28 +328,14 @@ PATHS: JSON = {
 
 
 def document() -> JSON:
-    return {
-        "openapi": "3.1.0",
-        "info": {
-            "title": "forge plugin gateway",
-            "version": "1",
-            "description": "Plugin routes and the plugin admin API (docs/plugins.md).",
-        },
-        "servers": [{"url": "/"}],
-        "components": {
-            "schemas": SCHEMAS,
-            "securitySchemes": {
-                "token": {
-                    "type": "apiKey",
-                    "in": "header",
-                    "name": "Authorization",
-                    "description": "`token <t>` or `Bearer <t>`",
-                }
-            },
-        },
-        "security": [{}, {"token": []}],
-        "paths": PATHS,
-    }
+    return openapi.document(
+        title="forge plugin gateway",
+        version="1",
+        description="Plugin routes and the plugin admin API (docs/plugins.md).",
+        server="/",
+        schemas=SCHEMAS,
+        paths=PATHS,
+    )
 
 
 @functools.cache

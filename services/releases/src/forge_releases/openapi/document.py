@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from forge_common import openapi
+
 from .download_paths import DOWNLOAD_PATHS
 from .parts import BASE, NOT_MODIFIED, REQUEST_ERRORS, json_content
 from .publish_paths import publish_paths
@@ -38,30 +40,14 @@ def _merge(paths: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
 
 
 def build() -> dict[str, Any]:
-    return {
-        "openapi": "3.1.0",
-        "info": {
-            "title": "forge release API",
-            "version": "2.0.0",
-            "description": "Version-2 release API, update check and downloads.",
-        },
-        "servers": [{"url": "/"}],
-        "components": {
-            "securitySchemes": {
-                "token": {
-                    "type": "apiKey",
-                    "in": "header",
-                    "name": "Authorization",
-                    "description": "`token <t>` or `Bearer <t>`",
-                }
-            },
-            "schemas": SCHEMAS,
-        },
-        "security": [{}, {"token": []}],
-        "paths": _merge(
-            {**_OPENAPI_PATH, **read_paths(BASE), **DOWNLOAD_PATHS}, publish_paths(BASE)
-        ),
-    }
+    return openapi.document(
+        title="forge release API",
+        version="2.0.0",
+        description="Version-2 release API, update check and downloads.",
+        server="/",
+        schemas=SCHEMAS,
+        paths=_merge({**_OPENAPI_PATH, **read_paths(BASE), **DOWNLOAD_PATHS}, publish_paths(BASE)),
+    )
 
 
 def render() -> bytes:
