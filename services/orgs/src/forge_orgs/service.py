@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from aiohttp import web
+from forge_common import pages
 from forge_common.config import Settings
 from forge_common.service import Service, bind_options
 
@@ -14,6 +15,7 @@ from .routes import add_routes
 
 def setup(app: web.Application, settings: Settings, options: Options) -> None:
     app[OPTIONS] = options
+    pages.setup(app, "forge_orgs.pages")
     add_routes(app)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 from forge_common.auth import viewer_of
 from forge_common.db import connection
@@ -19,8 +21,9 @@ from ..visibility import filter_for_viewer
 from .common import base_url, no_content
 
 
-async def overview(request: web.Request) -> web.Response:
-    """One query for everything, plus at most one bulk access decision, whatever the size."""
+async def overview_body(request: web.Request) -> dict[str, Any]:
+    """The overview of `{org}` as the viewer may see it: one query for everything, plus at most
+    one bulk access decision, whatever the size. The API and the organization page share it."""
     viewer = viewer_of(request)
     name = request.match_info["org"]
     async with connection(request.app[DB_POOL]) as conn:
@@ -32,7 +35,7 @@ async def overview(request: web.Request) -> web.Response:
         view = require_visible(OrgView(data.org, viewer, data.role))
         visible = await filter_for_viewer(conn, view, data.pins, data.groups, data.stats)
     base = base_url(request)
-    body = {
+    return {
         "organization": render.organization(base, view.org),
         "pinned_repos": render.pins(base, view.org, visible.pins),
         "pinned_groups": [render.group(g) for g in visible.groups],
@@ -40,7 +43,10 @@ async def overview(request: web.Request) -> web.Response:
         "total_members": data.stats.public_member_count,
         "stats": render.stats(data.stats, visible.readable_repo_count, is_member=view.is_member),
     }
-    return cached_json(request, viewer, body)
+
+
+async def overview(request: web.Request) -> web.Response:
+    return cached_json(request, viewer_of(request), await overview_body(request))
 
 
 async def public_member_roles(request: web.Request) -> web.Response:

@@ -1,0 +1,71 @@
+"""GET /{org} (the organization profile page) and GET /avatars/{name}.
+
+The page is the overview API's answer (handlers/profile.overview_body: the same query, access
+rules and cache) laid out as HTML, so it shows exactly what that API call would, never more.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from aiohttp import web
+from forge_common.conditional import none_match, not_modified, quoted
+from forge_common.names import is_account_name
+from forge_common.pages import page, page_response
+
+from ..handlers.common import base_url
+from ..handlers.profile import overview_body
+from .avatar import avatar_svg
+
+# An avatar depends on the name alone and never changes: cacheable for a year by anyone.
+AVATAR_HEADERS = {
+    "Cache-Control": "public, max-age=31536000, immutable",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+}
+
+
+def _web_link(url: str) -> str | None:
+    """A website shown as a link only when it is http(s): never a javascript: or data: URL."""
+    return url if url.lower().startswith(("https://", "http://")) else None
+
+
+def _sections(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """Pins without a group first, then each group in order with its pins in order."""
+    groups = [{"group": g, "pins": []} for g in body["pinned_groups"]]
+    by_id = {g["group"]["id"]: g for g in groups}
+    loose: list[dict[str, Any]] = []
+    for pin in body["pinned_repos"]:
+        section = by_id.get(pin["group_id"])
+        (section["pins"] if section else loose).append(pin)
+    return [{"group": None, "pins": loose}, *groups] if loose else groups
+
+
+@page
+async def org_page(request: web.Request) -> web.StreamResponse:
+    body = await overview_body(request)
+    org = body["organization"]
+    context = {
+        **body,
+        "org": org,
+        "website": _web_link(org["website"]),
+        "sections": _sections(body),
+        "og_url": f"{base_url(request)}{org['name']}",
+        "og_description": org["description"] or f"{org['full_name'] or org['name']} on Forge",
+        "og_image": org["avatar_url"],
+    }
+    return page_response(request, "orgs/org.html", context)
+
+
+async def avatar(request: web.Request) -> web.StreamResponse:
+    name = request.match_info["name"]
+    if not is_account_name(name):
+        raise web.HTTPNotFound()
+    etag = quoted(hashlib.blake2b(f"v1:{name.lower()}".encode(), digest_size=8).hexdigest())
+    if none_match(request, etag):
+        return not_modified(etag, AVATAR_HEADERS)
+    return web.Response(
+        body=avatar_svg(name),
+        content_type="image/svg+xml",
+        headers={**AVATAR_HEADERS, "ETag": etag},
+    )
