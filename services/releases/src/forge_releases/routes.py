@@ -7,11 +7,17 @@ from aiohttp import web
 
 from .downloads import handlers as downloads
 from .openapi import handler as openapi
+from .pages import handlers as pages
 from .publish import handlers as publish
 from .read import handlers as read
 from .read.update_check import update_check
 
 API = "/api/v2/repos/{owner}/{repo}/releases"
+# Pages (docs/pages.md) live at `/{owner}/{repo}...`: an owner is never a top-level route's name.
+OWNER = r"(?!(?:api|avatars|healthz|readyz|metrics|internal)/)[A-Za-z0-9][A-Za-z0-9._-]{0,38}"
+PAGE = f"/{{owner:{OWNER}}}/{{repo}}"
+# The page routes (not in the OpenAPI document, which describes the API).
+PAGE_PATHS = (PAGE, f"{PAGE}/releases", f"{PAGE}/releases/tag/{{tag}}", f"{PAGE}/download")
 
 
 def add_routes(app: web.Application) -> None:
@@ -36,5 +42,16 @@ def add_routes(app: web.Application) -> None:
                 expect_handler=publish.defer_continue,
             ),
             web.delete(f"{API}/{{release_id}}/assets/{{asset_id}}", publish.delete_asset),
+        ]
+    )
+    # Pages last: literal suffixes only, so feeds and other `/{owner}/{repo}/...` routes stay free.
+    app.router.add_routes(
+        [
+            web.get(path, handler)
+            for path, handler in zip(
+                PAGE_PATHS,
+                (pages.repo_page, pages.releases_page, pages.release_page, pages.download_page),
+                strict=True,
+            )
         ]
     )

@@ -4,6 +4,7 @@ which puts the service's state, hooks and routes into an application."""
 from __future__ import annotations
 
 from aiohttp import web
+from forge_common import pages
 from forge_common.config import Settings
 from forge_common.service import Service, bind_options
 
@@ -12,6 +13,7 @@ from .counter import DownloadCounter
 from .keys import DOWNLOAD_COUNTER, OPTIONS, RELEASE_CACHE, STORAGE
 from .lifecycle import counter_context, listener_context, sweep_on_startup
 from .options import Options
+from .pages.cache import PAGE_CACHE, PageCache
 from .read.cache import ReleaseCache
 from .routes import add_routes
 from .storage import Storage
@@ -25,6 +27,8 @@ def setup(app: web.Application, settings: Settings, options: Options) -> None:
     app.cleanup_ctx.append(listener_context)
     app.cleanup_ctx.append(counter_context)
     app.on_startup.append(sweep_on_startup)
+    app[PAGE_CACHE] = PageCache()
+    pages.setup(app, "forge_releases.pages")
     add_routes(app)
 
 

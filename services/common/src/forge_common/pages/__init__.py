@@ -6,6 +6,6 @@ response headers of every page and the sanitised markdown renderer.
 """
 
 from .markdown import render_markdown
-from .render import page, page_response, setup
+from .render import page, page_headers, page_response, setup
 
-__all__ = ["page", "page_response", "render_markdown", "setup"]
+__all__ = ["page", "page_headers", "page_response", "render_markdown", "setup"]

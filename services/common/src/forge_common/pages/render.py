@@ -18,6 +18,7 @@ from aiohttp import web
 from ..errors import ApiError
 from ..keys import SETTINGS
 from ..outage import database, is_database_down
+from .markdown import render_markdown
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -45,6 +46,7 @@ def setup(app: web.Application, package: str) -> None:
             lstrip_blocks=True,
         )
         environment.globals["app_url"] = app[SETTINGS].app_url
+        environment.filters["markdown"] = render_markdown
     assert isinstance(environment.loader, jinja2.ChoiceLoader)
     environment.loader.loaders = [*environment.loader.loaders, loader]
 
@@ -52,6 +54,21 @@ def setup(app: web.Application, package: str) -> None:
 def _origin(app_url: str) -> str:
     parts = urlsplit(app_url)
     return f"{parts.scheme}://{parts.netloc}" if parts.netloc else ""
+
+
+def page_headers(
+    request: web.Request, *, public: bool = False, extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The headers of every page: a CSP that allows no script, and the API's caching rule
+    (`public` only for what every anonymous caller sees alike); `extra` last (a `Vary` joins)."""
+    headers = dict(PUBLIC if public else PRIVATE)
+    headers["Content-Security-Policy"] = _CSP.format(origin=_origin(request.app[SETTINGS].app_url))
+    headers["Referrer-Policy"] = "same-origin"
+    for name, value in (extra or {}).items():
+        if name == "Vary" and "Vary" in headers:  # both: Authorization and the page's own
+            value = f"{headers['Vary']}, {value}"
+        headers[name] = value
+    return headers
 
 
 def page_response(
@@ -63,15 +80,9 @@ def page_response(
     public: bool = False,
     headers: Mapping[str, str] | None = None,
 ) -> web.Response:
-    """`template` rendered, with the headers of every page: a CSP that allows no script, and the
-    API's caching rule (`public` only for what every anonymous caller sees alike)."""
+    """`template` rendered, with `page_headers`."""
     response = aiohttp_jinja2.render_template(template, request, dict(context), status=status)
-    response.headers.update(PUBLIC if public else PRIVATE)
-    response.headers["Content-Security-Policy"] = _CSP.format(
-        origin=_origin(request.app[SETTINGS].app_url)
-    )
-    response.headers["Referrer-Policy"] = "same-origin"
-    response.headers.update(headers or {})
+    response.headers.update(page_headers(request, public=public, extra=headers))
     return response
 
 

@@ -3,6 +3,7 @@ render; the update check has its own module (update_check.py)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from aiohttp import web
@@ -62,12 +63,25 @@ def _link_header(base: str, page: Page, total: int, extra: dict[str, str]) -> st
     return ", ".join(links)
 
 
-async def list_releases(request: web.Request) -> web.Response:
-    """GET /api/v2/repos/{owner}/{repo}/releases (list rules 1-5)."""
-    resolved = await resolve(request)
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """One page of the release list as a caller may see it (list rules 1-5)."""
+
+    page: Page
+    prereleases: bool
+    drafts: bool
+    total: int
+    releases: list[Release]
+
+
+async def list_page(
+    request: web.Request, resolved: Resolved, *, prereleases_default: bool = False
+) -> Listing:
+    """The list API's query, shared with the releases page (which shows prereleases unless
+    told `prereleases=false`)."""
     query = request.query
     page = page_of(query)
-    prereleases = flag(query, "prereleases")
+    prereleases = flag(query, "prereleases") if "prereleases" in query else prereleases_default
     drafts = flag(query, "drafts") and resolved.access >= DRAFT_LISTERS
     pool = request.app[DB_POOL]
     repo_id = resolved.ref.repo_id
@@ -82,7 +96,17 @@ async def list_releases(request: web.Request) -> web.Response:
             limit=page.limit,
             offset=page.offset,
         )
-    extra = {k: "true" for k, on in (("prereleases", prereleases), ("drafts", drafts)) if on}
+    return Listing(page, prereleases, drafts, total, releases)
+
+
+async def list_releases(request: web.Request) -> web.Response:
+    """GET /api/v2/repos/{owner}/{repo}/releases (list rules 1-5)."""
+    resolved = await resolve(request)
+    listing = await list_page(request, resolved)
+    page, total, drafts = listing.page, listing.total, listing.drafts
+    extra = {
+        k: "true" for k, on in (("prereleases", listing.prereleases), ("drafts", drafts)) if on
+    }
     base = api_releases_url(request.app[SETTINGS].app_url, resolved.ref.owner, resolved.ref.name)
     headers = {
         "X-Total-Count": str(total),
@@ -90,17 +114,18 @@ async def list_releases(request: web.Request) -> web.Response:
     }
     if link := _link_header(base, page, total, extra):
         headers["Link"] = link
-    data = [_render(request, resolved, r) for r in releases]
+    data = [_render(request, resolved, r) for r in listing.releases]
     return _json(request, data, resolved.public and not drafts, headers)
 
 
-async def get_release(request: web.Request) -> web.Response:
-    """GET .../releases/{tag}: a positive int64 is an id, anything else a tag (get rules 1-2)."""
-    resolved = await resolve(request)
-    value = request.match_info["tag"]
+async def find_release(
+    request: web.Request, resolved: Resolved, value: str, *, by_id: bool = True
+) -> Release:
+    """The release `value` names (get rules 1-2; only a tag when not `by_id`), or
+    ReleaseNotFound: drafts only for callers who may publish."""
     if not storable_tag(value):
         raise ReleaseNotFound()
-    release_id = positive_int64(value)  # get rule 1: else a tag
+    release_id = positive_int64(value) if by_id else None  # get rule 1: else a tag
     pool = request.app[DB_POOL]
     if release_id is not None:
         release = await queries.release_by_id(pool, resolved.ref.repo_id, release_id)
@@ -108,6 +133,13 @@ async def get_release(request: web.Request) -> web.Response:
         release = await queries.release_by_tag(pool, resolved.ref.repo_id, value)
     if release is None or (release.draft and resolved.access < DRAFT_READERS):
         raise ReleaseNotFound()
+    return release
+
+
+async def get_release(request: web.Request) -> web.Response:
+    """GET .../releases/{tag}: a positive int64 is an id, anything else a tag (get rules 1-2)."""
+    resolved = await resolve(request)
+    release = await find_release(request, resolved, request.match_info["tag"])
     return _json(
         request, _render(request, resolved, release), resolved.public and not release.draft
     )

@@ -49,7 +49,13 @@ async def _lookup(app: web.Application, owner: str, repo: str) -> RepoEntry | No
         if repository is not None:
             facts = (await access_facts(pool, None, [repository.id])).get(repository.id)
             if facts is not None:
-                ref = RepoRef(account.id, account.name, repository.id, repository.name)
+                ref = RepoRef(
+                    account.id,
+                    account.name,
+                    repository.id,
+                    repository.name,
+                    repository.description,
+                )
                 visible = owner_visible(facts, None)
                 anonymous = decide(facts, None, release_api=True) if visible else Access.NONE
                 entry = RepoEntry(ref, anonymous, owner_visible_to_anonymous=visible)
