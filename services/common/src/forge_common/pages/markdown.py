@@ -17,7 +17,15 @@ _URL_SCHEMES = {"http", "https", "mailto"}
 
 
 @lru_cache(maxsize=2048)  # notes repeat on every view of a page; rendering is the costly part
-def render_markdown(text: str) -> Markup:
-    html = _MARKDOWN.render(text)
+def render_markdown(text: str, under: int = 1) -> Markup:
+    """`text` as safe HTML whose headings sit below a heading of level `under`: the note's top
+    heading level becomes `h{under + 1}`, so the page's headings stay in order."""
+    tokens = _MARKDOWN.parse(text)
+    headings = [t for t in tokens if t.type in {"heading_open", "heading_close"}]
+    if headings:
+        shift = under + 1 - min(int(t.tag[1]) for t in headings)
+        for token in headings:
+            token.tag = f"h{min(6, int(token.tag[1]) + shift)}"
+    html = _MARKDOWN.renderer.render(tokens, _MARKDOWN.options, {})
     cleaned = nh3.clean(html, url_schemes=_URL_SCHEMES, link_rel="nofollow noopener noreferrer")
     return Markup(cleaned)  # noqa: S704 (sanitised by nh3 just above)
