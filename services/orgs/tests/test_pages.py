@@ -74,3 +74,12 @@ async def test_avatar_is_a_long_cached_svg_for_any_valid_name(ro_api):
     )
     assert again.status == 304
     assert (await ro_api.client.get("/avatars/..bad")).status == 404
+
+
+async def test_org_page_revalidates_with_its_etag(ro_api):
+    first = await ro_api.client.get("/pub")
+    again = await ro_api.client.get("/pub", headers={"If-None-Match": first.headers["ETag"]})
+    assert again.status == 304 and again.headers["Cache-Control"].startswith("private")
+    # another viewer sees another overview: another page, another tag
+    owner = await ro_api.client.get("/pub", headers={"Authorization": f"token {TOKENS['owner']}"})
+    assert owner.headers["ETag"] != first.headers["ETag"]

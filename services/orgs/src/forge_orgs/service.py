@@ -10,12 +10,14 @@ from forge_common.service import Service, bind_options
 from . import world
 from .keys import OPTIONS
 from .options import Options
+from .pages.handlers import RENDERED, RenderedPages
 from .routes import add_routes
 
 
 def setup(app: web.Application, settings: Settings, options: Options) -> None:
     app[OPTIONS] = options
     pages.setup(app, "forge_orgs.pages")
+    app[RENDERED] = RenderedPages()
     add_routes(app)
 
 

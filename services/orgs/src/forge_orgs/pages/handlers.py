@@ -9,10 +9,12 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+import aiohttp_jinja2
 from aiohttp import web
 from forge_common.conditional import none_match, not_modified, quoted
 from forge_common.names import is_account_name
-from forge_common.pages import page, page_response
+from forge_common.pages import page, page_headers
+from forge_common.render import dumps
 
 from ..handlers.common import base_url
 from ..handlers.profile import overview_body
@@ -41,9 +43,41 @@ def _sections(body: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"group": None, "pins": loose}, *groups] if loose else groups
 
 
+class RenderedPages:
+    """Organization pages already rendered, by a digest of the overview they show: rendering
+    costs as much as the overview query, and most views show an unchanged overview. Bounded;
+    cleared when full (cheap, and rare)."""
+
+    def __init__(self, limit: int = 1024) -> None:
+        self.limit = limit
+        self.pages: dict[str, bytes] = {}
+
+    def put(self, key: str, html: bytes) -> None:
+        if len(self.pages) >= self.limit:
+            self.pages.clear()
+        self.pages[key] = html
+
+
+RENDERED = web.AppKey("forge_orgs_rendered_pages", RenderedPages)
+
+
 @page
 async def org_page(request: web.Request) -> web.StreamResponse:
     body = await overview_body(request)
+    # the page is a function of the overview alone: its digest names the page and its ETag
+    digest = hashlib.blake2b(dumps(body), digest_size=16).hexdigest()
+    headers = {**page_headers(request), "ETag": quoted(digest)}
+    if none_match(request, headers["ETag"]):
+        return not_modified(headers["ETag"], headers)
+    rendered = request.app[RENDERED]
+    html = rendered.pages.get(digest)
+    if html is None:
+        html = _render_page(request, body)
+        rendered.put(digest, html)
+    return web.Response(body=html, content_type="text/html", headers=headers)
+
+
+def _render_page(request: web.Request, body: dict[str, Any]) -> bytes:
     org = body["organization"]
     context = {
         **body,
@@ -54,7 +88,7 @@ async def org_page(request: web.Request) -> web.StreamResponse:
         "og_description": org["description"] or f"{org['full_name'] or org['name']} on Forge",
         "og_image": org["avatar_url"],
     }
-    return page_response(request, "orgs/org.html", context)
+    return aiohttp_jinja2.render_string("orgs/org.html", request, context).encode()
 
 
 async def avatar(request: web.Request) -> web.StreamResponse:
