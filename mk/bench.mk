@@ -20,3 +20,10 @@ bench-orgs: install deploy-tools ## Benchmark the orgs overview (100 pins, 10,00
 
 bench-events: install ## Benchmark event delivery: outbox → relay → gateway → OnEvent (rate, p99, backlog drain)
 	$(PY) bench/events/bench.py $(BENCH_EVENTS_ARGS)
+
+# Pages (docs/pages.md "Speed"): the organization page at 16 connections, the download page
+# against the update check.
+.PHONY: bench-pages
+
+bench-pages: install deploy-tools ## Benchmark the pages (org page p99 <= 20 ms at 16 connections; download page >= 0.8 of the update check)
+	$(PY) bench/pages/bench.py $(BENCH_PAGES_ARGS)
