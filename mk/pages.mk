@@ -7,7 +7,7 @@ TEST_PREREQUISITES += pages-tools
 
 .PHONY: pages-tools
 
-pages-tools: ## Install Chromium with apt-get (only when missing, only as root) and axe-core with npm ci
+pages-tools: $(PAGES_DIR)/node_modules/.installed ## Install Chromium with apt-get (only when missing, only as root) and axe-core with npm ci
 	@if ! test -x /usr/bin/chromium; then \
 		if [ "$$(id -u)" != 0 ]; then \
 			echo "pages-tools: chromium missing (not root: run 'apt-get install -y chromium';" \
@@ -19,6 +19,7 @@ pages-tools: ## Install Chromium with apt-get (only when missing, only as root) 
 				|| echo "pages-tools: WARNING: apt-get failed; tests-e2e/pages will skip" >&2; \
 		fi; \
 	fi
-	@test -f $(PAGES_DIR)/node_modules/axe-core/axe.min.js \
-		&& cmp -s $(PAGES_DIR)/package-lock.json $(PAGES_DIR)/node_modules/.package-lock.json \
-		|| (cd $(PAGES_DIR) && npm ci --no-audit --no-fund --loglevel=error)
+
+$(PAGES_DIR)/node_modules/.installed: $(PAGES_DIR)/package.json $(PAGES_DIR)/package-lock.json
+	cd $(PAGES_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
