@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from .support import CALLERS, REPO_KINDS, access_world, auth, one_repo, rel
+from .support import CALLERS, REPO_KINDS, auth, one_repo, rel
 
 PAGES = {
     "repo": ("/owner/{repo}", "/api/v2/repos/owner/{repo}/releases/latest"),
@@ -65,12 +65,6 @@ def _active(html: str) -> list[str]:
 
 def _main(html: str) -> str:
     return html.split("<main", 1)[1].split("</main>", 1)[0]
-
-
-@pytest.fixture
-async def matrix_client(make_client: Any, load: Any) -> Any:
-    await load(access_world())
-    return await make_client()
 
 
 @pytest.mark.parametrize("name", sorted(PAGES))
