@@ -83,3 +83,18 @@ async def test_org_page_revalidates_with_its_etag(ro_api):
     # another viewer sees another overview: another page, another tag
     owner = await ro_api.client.get("/pub", headers={"Authorization": f"token {TOKENS['owner']}"})
     assert owner.headers["ETag"] != first.headers["ETag"]
+
+
+async def test_a_website_is_a_link_only_when_it_is_http(api, load):
+    await load(
+        {
+            "orgs": [
+                {"name": "evil", "website": "javascript:alert(1)", "visibility": "public"},
+                {"name": "good", "website": "https://good.example", "visibility": "public"},
+            ]
+        }
+    )
+    evil = await (await api.client.get("/evil")).text()
+    assert 'href="javascript:' not in evil and "javascript:alert(1)" in evil  # shown as text
+    good = await (await api.client.get("/good")).text()
+    assert '<a href="https://good.example" rel="nofollow noopener noreferrer">' in good

@@ -9,8 +9,10 @@ from html.parser import HTMLParser
 from typing import Any
 
 import pytest
+from forge_common.testing.waiting import eventually
 
 from .support import CALLERS, REPO_KINDS, auth, one_repo, rel
+from .test_cache import add_release
 
 PAGES = {
     "repo": ("/owner/{repo}", "/api/v2/repos/owner/{repo}/releases/latest"),
@@ -185,3 +187,29 @@ async def test_download_page_without_releases_is_a_404_page(make_client: Any, lo
     assert reply.status == 404 and "No releases found" in await reply.text()
     repo = await client.get("/owner/app")
     assert repo.status == 200 and "No releases yet" in await repo.text()
+
+
+async def test_kept_download_page_shows_a_new_release_at_once(
+    make_client: Any, load: Any, db: Any
+) -> None:
+    """A download page kept rendered goes with the cached candidates it came from."""
+    await load(one_repo([rel("v1.0.0", 1, "App-1.0.0-arm64.zip")]))
+    client = await make_client(wait_cache=True)
+
+    async def offers(name: str) -> bool:
+        html = await (await client.get("/owner/app/download", headers=MAC_ARM)).text()
+        return f"/{name}" in _main(html)
+
+    assert await offers("App-1.0.0-arm64.zip") and await offers("App-1.0.0-arm64.zip")
+    await add_release(db, "v1.1.0", "App-1.1.0-arm64.zip")
+    await eventually(lambda: offers("App-1.1.0-arm64.zip"))
+
+
+async def test_release_page_of_a_tag_with_a_slash(make_client: Any, load: Any) -> None:
+    await load(one_repo([rel("release/2.0", 1, "App-x64.zip")]))
+    client = await make_client()
+    listed = _main(await (await client.get("/owner/app/releases")).text())
+    link = re.search(r'<a href="http://[^/]+(/owner/app/releases/tag/[^"]+)">release/2.0<', listed)
+    assert link is not None and link.group(1).endswith("/release%2F2.0")
+    page = await client.get(link.group(1))
+    assert page.status == 200 and "App-x64.zip" in await page.text()
