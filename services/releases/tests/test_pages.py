@@ -213,3 +213,20 @@ async def test_release_page_of_a_tag_with_a_slash(make_client: Any, load: Any) -
     assert link is not None and link.group(1).endswith("/release%2F2.0")
     page = await client.get(link.group(1))
     assert page.status == 200 and "App-x64.zip" in await page.text()
+
+
+async def test_kept_download_page_revalidates(make_client: Any, load: Any) -> None:
+    await load(one_repo([rel("v1.0.0", 1, *DESKTOP_ASSETS)]))
+    client = await make_client(wait_cache=True)
+    first = await client.get("/owner/app/download", headers=WINDOWS)
+    kept = await client.get("/owner/app/download", headers=WINDOWS)
+    assert await kept.read() == await first.read()
+    assert kept.headers["Content-Type"].startswith("text/html")
+    assert kept.headers["Cache-Control"] == "public, no-cache"
+    again = await client.get(
+        "/owner/app/download", headers={**WINDOWS, "If-None-Match": first.headers["ETag"]}
+    )
+    assert again.status == 304
+    # a signed-in visitor's page is rendered for them (never kept), with the same file offered
+    signed = await client.get("/owner/app/download", headers={**WINDOWS, **auth("owner")})
+    assert await signed.read() == await first.read()

@@ -51,9 +51,10 @@ def setup(app: web.Application, package: str) -> None:
     environment.loader.loaders = [*environment.loader.loaders, loader]
 
 
-def _origin(app_url: str) -> str:
+@functools.lru_cache(maxsize=8)  # one APP_URL per process
+def _csp(app_url: str) -> str:
     parts = urlsplit(app_url)
-    return f"{parts.scheme}://{parts.netloc}" if parts.netloc else ""
+    return _CSP.format(origin=f"{parts.scheme}://{parts.netloc}" if parts.netloc else "")
 
 
 def page_headers(
@@ -62,7 +63,7 @@ def page_headers(
     """The headers of every page: a CSP that allows no script, and the API's caching rule
     (`public` only for what every anonymous caller sees alike); `extra` last (a `Vary` joins)."""
     headers = dict(PUBLIC if public else PRIVATE)
-    headers["Content-Security-Policy"] = _CSP.format(origin=_origin(request.app[SETTINGS].app_url))
+    headers["Content-Security-Policy"] = _csp(request.app[SETTINGS].app_url)
     headers["Referrer-Policy"] = "same-origin"
     for name, value in (extra or {}).items():
         if name == "Vary" and "Vary" in headers:  # both: Authorization and the page's own

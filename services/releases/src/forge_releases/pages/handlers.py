@@ -12,20 +12,22 @@ from __future__ import annotations
 from typing import Any
 
 import aiohttp_jinja2
-from aiohttp import web
+from aiohttp import hdrs, web
 from forge_common.keys import SETTINGS
 from forge_common.pages import page, page_headers, page_response
 
 from ..errors import NoReleasesFound
-from ..keys import DOWNLOAD_COUNTER
+from ..httpcache import etag_of
+from ..keys import DOWNLOAD_COUNTER, RELEASE_CACHE
 from ..models import Release, Resolved
 from ..read import render
+from ..read.cache import RepoEntry
 from ..read.candidates import repo_releases
 from ..read.handlers import find_release, list_page
 from ..read.resolve import resolve
 from ..read.update import STABLE, match_asset
 from ..urls import repo_url
-from .cache import PAGE_CACHE
+from .cache import PAGE_CACHE, KeptPage, PageKey
 from .platforms import HINT_HEADERS, TARGETS, Target, visitor_target
 
 
@@ -139,24 +141,40 @@ async def release_page(request: web.Request) -> web.StreamResponse:
     )
 
 
-@page
+def _page_key(request: web.Request, repo_id: int, target: Target | None) -> PageKey:
+    visitor = f"{target.platform}-{target.arch}" if target else ""
+    return (repo_id, request.rel_url.raw_query_string, visitor)
+
+
+def _kept_download_page(request: web.Request) -> web.Response | None:
+    """The hot path, with no await and no query (like the update check's): an anonymous visit
+    of a public repository whose candidates and page are both kept. None: take the full path."""
+    if hdrs.AUTHORIZATION in request.headers:
+        return None
+    match = request.match_info
+    entry = request.app[RELEASE_CACHE].get_name((match["owner"], match["repo"]))
+    if not isinstance(entry, RepoEntry) or entry.for_anonymous is None:
+        return None
+    candidates = request.app[RELEASE_CACHE].get_repo(entry.ref.repo_id)
+    if candidates is None:
+        return None
+    key = _page_key(request, entry.ref.repo_id, visitor_target(request.headers))
+    kept = request.app[PAGE_CACHE].get(key, candidates)
+    return kept.respond(request) if kept is not None else None
+
+
 async def download_page(request: web.Request) -> web.StreamResponse:
-    """The latest release of the channel (stable unless `?channel=`), the visitor's file first.
-    Anonymous pages of public data are kept rendered until the repository changes."""
+    """The latest release of the channel (stable unless `?channel=`), the visitor's file first."""
+    kept = _kept_download_page(request)
+    return kept if kept is not None else await _download_page(request)
+
+
+@page
+async def _download_page(request: web.Request) -> web.StreamResponse:
     resolved = await resolve(request)
     channel = request.query.get("channel") or STABLE
     candidates = await repo_releases(request.app, resolved.ref.repo_id)
     target = visitor_target(request.headers)
-    headers = page_headers(request, public=resolved.public, extra=HINT_HEADERS)
-    cache = request.app[PAGE_CACHE]
-    key = (
-        resolved.ref.repo_id,
-        channel,
-        f"{target.platform}-{target.arch}" if target else "",
-    )
-    shareable = resolved.public and "Authorization" not in request.headers
-    if shareable and (body := cache.get(key, candidates)) is not None:
-        return web.Response(body=body, content_type="text/html", headers=headers)
     releases = candidates.stable if channel == STABLE else candidates.everything
     if not releases:
         raise NoReleasesFound()  # the latest API's answer for an empty channel
@@ -175,8 +193,11 @@ async def download_page(request: web.Request) -> web.StreamResponse:
         "og_url": f"{repo['url']}/download",
         "og_description": f"Download {repo['name']} {release.tag}",
     }
-    text = aiohttp_jinja2.render_string("releases/download.html", request, context)
-    body = text.encode()
-    if shareable:
-        cache.put(key, candidates, body)
-    return web.Response(body=body, content_type="text/html", headers=headers)
+    body = aiohttp_jinja2.render_string("releases/download.html", request, context).encode()
+    headers = page_headers(request, public=resolved.public, extra=HINT_HEADERS)
+    headers.update({"Content-Type": "text/html; charset=utf-8", "ETag": etag_of(body)})
+    kept = KeptPage(body, headers)
+    if resolved.public and hdrs.AUTHORIZATION not in request.headers:
+        key = _page_key(request, resolved.ref.repo_id, target)
+        request.app[PAGE_CACHE].put(key, candidates, kept)
+    return kept.respond(request)
