@@ -16,8 +16,9 @@ API = "/api/v2/repos/{owner}/{repo}/releases"
 # Pages (docs/pages.md) live at `/{owner}/{repo}...`: an owner is never a top-level route's name.
 OWNER = r"(?!(?:api|avatars|healthz|readyz|metrics|internal)/)[A-Za-z0-9][A-Za-z0-9._-]{0,38}"
 PAGE = f"/{{owner:{OWNER}}}/{{repo}}"
-# The page routes (not in the OpenAPI document, which describes the API).
-PAGE_PATHS = (PAGE, f"{PAGE}/releases", f"{PAGE}/releases/tag/{{tag}}", f"{PAGE}/download")
+# The page routes (not in the OpenAPI document, which describes the API); the download page
+# first: it is the one visited most, and the router tries routes in order.
+PAGE_PATHS = (f"{PAGE}/download", PAGE, f"{PAGE}/releases", f"{PAGE}/releases/tag/{{tag}}")
 
 
 def add_routes(app: web.Application) -> None:
@@ -50,7 +51,7 @@ def add_routes(app: web.Application) -> None:
             web.get(path, handler)
             for path, handler in zip(
                 PAGE_PATHS,
-                (pages.repo_page, pages.releases_page, pages.release_page, pages.download_page),
+                (pages.download_page, pages.repo_page, pages.releases_page, pages.release_page),
                 strict=True,
             )
         ]
