@@ -10,6 +10,7 @@ import hashlib
 from typing import Any
 
 import aiohttp_jinja2
+import orjson
 from aiohttp import web
 from forge_common.conditional import none_match, not_modified, quoted
 from forge_common.names import is_account_name
@@ -63,16 +64,17 @@ RENDERED = web.AppKey("forge_orgs_rendered_pages", RenderedPages)
 
 @page
 async def org_page(request: web.Request) -> web.StreamResponse:
-    body = await overview_body(request)
-    # the page is a function of the overview alone: its digest names the page and its ETag
-    digest = hashlib.blake2b(dumps(body), digest_size=16).hexdigest()
+    # The overview API's body, as bytes: the page is a function of it alone, so its digest names
+    # the page and its ETag, and it is parsed only to render a page not rendered yet.
+    overview = dumps(await overview_body(request))
+    digest = hashlib.blake2b(overview, digest_size=16).hexdigest()
     headers = {**page_headers(request), "ETag": quoted(digest)}
     if none_match(request, headers["ETag"]):
         return not_modified(headers["ETag"], headers)
     rendered = request.app[RENDERED]
     html = rendered.pages.get(digest)
     if html is None:
-        html = _render_page(request, body)
+        html = _render_page(request, orjson.loads(overview))
         rendered.put(digest, html)
     return web.Response(body=html, content_type="text/html", headers=headers)
 
