@@ -7,7 +7,6 @@ from forge_common.app import create_app
 from forge_common.config import Settings
 from forge_common.service import installed_services
 
-
 # HTML pages for people (docs/pages.md), not API operations
 PAGES = {
     "/{org}",
