@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .key_paths import KEY_PARAM
 from .parts import (
     ACCESS_ERRORS,
     NOT_MODIFIED,
@@ -82,6 +83,7 @@ def read_paths(base: str) -> dict[str, Any]:
                     ),
                     query("arch", {"type": "string"}, "arm64 or any other value (x64 list)"),
                     query("channel", {"type": "string"}, "stable (default) or any other value"),
+                    KEY_PARAM,
                 ],
                 {
                     "200": json_content(
