@@ -82,6 +82,7 @@ class Process:
     name: str
     popen: subprocess.Popen[bytes]
     log: Path
+    access_log: Path | None = None  # nginx's, while it runs (tests that read what it logged)
 
     def tail(self, lines: int = 40) -> str:
         try:
@@ -230,6 +231,7 @@ def running_nginx(port: int, upstreams: Mapping[str, int], logs: Path) -> Iterat
     )
     argv = [nginx, "-p", f"{prefix}/", "-e", "logs/error.log", "-c", "nginx.conf"]
     process = _start("nginx", [*argv, "-g", "daemon off;"], {}, logs)
+    process.access_log = prefix / "logs" / "access.log"
     try:
         _wait_until(process, _http_ok(port, "/", (404,)), "answering")
         yield process
