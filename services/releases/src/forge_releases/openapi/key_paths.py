@@ -14,6 +14,17 @@ KEY_PARAM = query(
     "an update key of this repository (read only; no Authorization header): every download URL "
     "in the answer is then signed and short-lived. A bad, revoked or foreign key: 404 RepoNotFound",
 )
+# A download takes the key itself, or the three parameters of a signed URL handed out under one
+SIGNED_URL_PARAMS = [
+    KEY_PARAM,
+    query("key_id", {"type": "string"}, "signed URL: the id of the update key it was signed under"),
+    query("expires", {"type": "string"}, "signed URL: Unix seconds after which it is refused"),
+    query(
+        "signature",
+        {"type": "string"},
+        "signed URL: HMAC of key_id, expires and the path; a bad, expired or revoked one: 404",
+    ),
+]
 _NAME = {"type": "string", "minLength": 1, "maxLength": 100}
 _REQUIRED = ["id", "name", "created_at", "creator"]
 _PROPERTIES: dict[str, Any] = {

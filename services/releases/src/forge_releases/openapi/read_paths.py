@@ -48,6 +48,7 @@ def read_paths(base: str) -> dict[str, Any]:
                         {"type": "string"},
                         "include drafts; honoured for repository administrators only",
                     ),
+                    KEY_PARAM,
                 ],
                 {
                     "200": json_content(
@@ -109,6 +110,7 @@ def read_paths(base: str) -> dict[str, Any]:
                         {"type": "string"},
                         "stable (default) excludes prereleases",
                     ),
+                    KEY_PARAM,
                 ],
                 {
                     "200": json_content("The release", RELEASE_REF),
@@ -123,6 +125,7 @@ def read_paths(base: str) -> dict[str, Any]:
                 "A release by id or tag",
                 [
                     path("tag", description="a positive int64 is a release id, else a tag"),
+                    KEY_PARAM,
                 ],
                 {
                     "200": json_content("The release", RELEASE_REF),
