@@ -282,3 +282,22 @@ async def test_keys_and_signatures_stay_out_of_our_logs(
     assert key not in caplog.text
     assert signature not in caplog.text
     assert "forge_uk_wrong" not in caplog.text
+
+
+async def test_a_public_repository_checks_keys_too_even_after_a_token_check(
+    make_client: Any, load: Any
+) -> None:
+    data = world()
+    data["repos"][0] = {**data["repos"][0], "private": False}
+    await load(data)
+    client = await make_client(wait_cache=True)
+    key = (await _create(client))["key"]
+    junk = _with_key(UPDATE, "forge_uk_junk")
+    for _ in range(2):  # the second would come from the kept answers, if this query were kept
+        assert (await client.get(junk, headers=OWNER)).status == 200
+    assert (await client.get(junk)).status == 404
+    assert (await client.get(UPDATE)).status == 200
+    resp = await client.get(_with_key(UPDATE, key))
+    assert resp.status == 200
+    assert resp.headers["Cache-Control"].startswith("private")
+    assert "signature=" in (await resp.json())["url"]

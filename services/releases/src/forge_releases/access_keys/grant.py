@@ -25,12 +25,17 @@ _READS = frozenset({hdrs.METH_GET, hdrs.METH_HEAD})
 _MAX_KEY = 200
 
 
+def names_key(request: web.Request) -> bool:
+    """Whether the query names an update key or a URL signature, whoever sends it."""
+    query = request.query
+    return KEY in query or SIGNATURE in query
+
+
 def carries_key(request: web.Request) -> bool:
     """Whether this request asks to be authorised by an update key or a signed URL."""
     if request.method not in _READS or hdrs.AUTHORIZATION in request.headers:
         return False
-    query = request.query
-    return KEY in query or SIGNATURE in query
+    return names_key(request)
 
 
 async def authorise_by_key(request: web.Request, repo_id: int) -> None:

@@ -12,6 +12,7 @@ from functools import partial
 from aiohttp import hdrs, web
 from forge_common.keys import SETTINGS
 
+from ..access_keys.grant import names_key
 from ..access_keys.signed_urls import handed_out_url, signed
 from ..errors import InvalidVersion
 from ..keys import RELEASE_CACHE
@@ -58,7 +59,10 @@ async def update_check(request: web.Request) -> web.Response:
     answer = releases.answers.get(raw_query)
     if answer is None:
         answer = _prepare(request, resolved.ref, releases)
-        request.app[RELEASE_CACHE].remember_answer(releases, raw_query, answer)
+        if not names_key(request):
+            # the hot path serves a kept answer to anyone sending this query without a token: it
+            # must never skip the key check (a token's request with `&key=junk`, say)
+            request.app[RELEASE_CACHE].remember_answer(releases, raw_query, answer)
     return answer.respond(request, resolved.public)
 
 
