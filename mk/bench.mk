@@ -7,7 +7,7 @@
 # nginx first; a smoke run fails, with the command to run, where they are missing.
 TEST_PREREQUISITES += bench-smoke
 
-.PHONY: bench-smoke bench-releases bench-orgs bench-events
+.PHONY: bench-smoke bench-releases bench-orgs bench-events bench-update-keys
 
 bench-smoke: install deploy-tools ## Every benchmark's --smoke run, on one throwaway PostgreSQL (part of make test)
 	$(PY) bench/smoke.py
@@ -27,3 +27,6 @@ bench-events: install ## Benchmark event delivery: outbox → relay → gateway 
 
 bench-pages: install deploy-tools ## Benchmark the pages (org page p99 <= 20 ms at 16 connections; download page >= 0.8 of the update check)
 	$(PY) bench/pages/bench.py $(BENCH_PAGES_ARGS)
+# update keys: the keyed update check of a private repository against the token one (same run)
+bench-update-keys: install deploy-tools ## Benchmark the update check with ?key= vs with a token (ratio, target >= 0.8)
+	$(PY) bench/releases/update_keys.py $(BENCH_UPDATE_KEYS_ARGS)

@@ -16,6 +16,7 @@ from aiohttp import hdrs, web
 from forge_common.keys import SETTINGS
 from forge_common.pages import page, page_headers, page_response
 
+from ..access_keys.grant import names_key
 from ..errors import NoReleasesFound
 from ..httpcache import etag_of
 from ..keys import DOWNLOAD_COUNTER, RELEASE_CACHE
@@ -149,8 +150,8 @@ def _page_key(request: web.Request, repo_id: int, target: Target | None) -> Page
 def _kept_download_page(request: web.Request) -> web.Response | None:
     """The hot path, with no await and no query (like the update check's): an anonymous visit
     of a public repository whose candidates and page are both kept. None: take the full path."""
-    if hdrs.AUTHORIZATION in request.headers:
-        return None
+    if hdrs.AUTHORIZATION in request.headers or names_key(request):
+        return None  # a key is checked on the full path, as the update check does
     match = request.match_info
     entry = request.app[RELEASE_CACHE].get_name((match["owner"], match["repo"]))
     if not isinstance(entry, RepoEntry) or entry.for_anonymous is None:
