@@ -17,10 +17,13 @@ from aiohttp import web
 from forge_common.keys import DB_POOL, NOTIFICATIONS
 
 from .keys import DOWNLOAD_COUNTER, OPTIONS, RELEASE_CACHE, STORAGE
-from .publish.uploads import sweep_abandoned
 from .read.cache import CHANNEL
+from .storage import StorageUnavailable
 
 log = logging.getLogger(__name__)
+
+# seconds without a write: far beyond the upload idle timeout (options.py), so surely dead
+ABANDONED_AFTER = 3600.0
 
 
 async def _stop(task: asyncio.Task[None]) -> None:
@@ -59,7 +62,17 @@ async def counter_context(app: web.Application) -> AsyncIterator[None]:
 
 
 async def sweep_on_startup(app: web.Application) -> None:
-    """Temporary files of uploads cut off by a crash (uploads.sweep_abandoned)."""
-    deleted = await asyncio.to_thread(sweep_abandoned, app[STORAGE])
+    """Temporary files of uploads cut off by a crash (Storage.sweep_incoming). Only those idle
+    for ABANDONED_AFTER: another replica sharing the storage may be receiving into the others
+    right now. A store that cannot be reached is only logged: downloads answer 503 meanwhile."""
+    try:
+        deleted = await app[STORAGE].sweep_incoming(ABANDONED_AFTER)
+    except StorageUnavailable as exc:
+        log.warning("could not sweep abandoned uploads: %s", exc)
+        return
     if deleted:
         log.warning("deleted %d abandoned temporary upload file(s)", deleted)
+
+
+async def close_storage(app: web.Application) -> None:
+    await app[STORAGE].close()

@@ -10,18 +10,19 @@ from forge_common.service import Service, bind_options
 from . import cli, world
 from .counter import DownloadCounter
 from .keys import DOWNLOAD_COUNTER, OPTIONS, RELEASE_CACHE, STORAGE
-from .lifecycle import counter_context, listener_context, sweep_on_startup
+from .lifecycle import close_storage, counter_context, listener_context, sweep_on_startup
 from .options import Options
 from .read.cache import ReleaseCache
 from .routes import add_routes
-from .storage import Storage
+from .storage import open_storage
 
 
 def setup(app: web.Application, settings: Settings, options: Options) -> None:
     app[OPTIONS] = options
     app[RELEASE_CACHE] = ReleaseCache(options.cache)
     app[DOWNLOAD_COUNTER] = DownloadCounter()
-    app[STORAGE] = Storage(settings.storage_path)
+    app[STORAGE] = open_storage(settings)
+    app.on_cleanup.append(close_storage)
     app.cleanup_ctx.append(listener_context)
     app.cleanup_ctx.append(counter_context)
     app.on_startup.append(sweep_on_startup)
