@@ -61,10 +61,18 @@ async def counter_context(app: web.Application) -> AsyncIterator[None]:
     await counter.flush(app[DB_POOL])  # clean shutdown: nothing pending is lost
 
 
-async def sweep_on_startup(app: web.Application) -> None:
-    """Temporary files of uploads cut off by a crash (Storage.sweep_incoming). Only those idle
-    for ABANDONED_AFTER: another replica sharing the storage may be receiving into the others
-    right now. A store that cannot be reached is only logged: downloads answer 503 meanwhile."""
+async def storage_context(app: web.Application) -> AsyncIterator[None]:
+    """Closes the storage's client at the end. At startup, temporary files of uploads cut off by
+    a crash (Storage.sweep_incoming) are deleted in the background, so a slow store never delays
+    startup; only those idle for ABANDONED_AFTER: another replica sharing the storage may be
+    receiving into the others right now."""
+    task = asyncio.create_task(_sweep_incoming(app), name="releases-sweep-incoming")
+    yield
+    await _stop(task)
+    await app[STORAGE].close()
+
+
+async def _sweep_incoming(app: web.Application) -> None:
     try:
         deleted = await app[STORAGE].sweep_incoming(ABANDONED_AFTER)
     except StorageUnavailable as exc:
@@ -72,7 +80,3 @@ async def sweep_on_startup(app: web.Application) -> None:
         return
     if deleted:
         log.warning("deleted %d abandoned temporary upload file(s)", deleted)
-
-
-async def close_storage(app: web.Application) -> None:
-    await app[STORAGE].close()

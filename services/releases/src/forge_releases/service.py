@@ -3,6 +3,8 @@ which puts the service's state, hooks and routes into an application."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 from forge_common.config import Settings
 from forge_common.service import Service, bind_options
@@ -10,11 +12,12 @@ from forge_common.service import Service, bind_options
 from . import cli, world
 from .counter import DownloadCounter
 from .keys import DOWNLOAD_COUNTER, OPTIONS, RELEASE_CACHE, STORAGE
-from .lifecycle import close_storage, counter_context, listener_context, sweep_on_startup
+from .lifecycle import counter_context, listener_context, storage_context
 from .options import Options
 from .read.cache import ReleaseCache
 from .routes import add_routes
 from .storage import open_storage
+from .storage.commands import add_storage_commands
 
 
 def setup(app: web.Application, settings: Settings, options: Options) -> None:
@@ -22,11 +25,16 @@ def setup(app: web.Application, settings: Settings, options: Options) -> None:
     app[RELEASE_CACHE] = ReleaseCache(options.cache)
     app[DOWNLOAD_COUNTER] = DownloadCounter()
     app[STORAGE] = open_storage(settings)
-    app.on_cleanup.append(close_storage)
     app.cleanup_ctx.append(listener_context)
     app.cleanup_ctx.append(counter_context)
-    app.on_startup.append(sweep_on_startup)
+    app.cleanup_ctx.append(storage_context)
     add_routes(app)
+
+
+def add_commands(commands: Any) -> None:
+    """`forge release publish` (the HTTP client) and `forge storage ...` (server side)."""
+    cli.add_commands(commands)
+    add_storage_commands(commands)
 
 
 SERVICE = Service(
@@ -36,5 +44,5 @@ SERVICE = Service(
     setup=bind_options(setup, Options()),
     validate_world=world.validate,
     load_world=world.load,
-    add_commands=cli.add_commands,
+    add_commands=add_commands,
 )

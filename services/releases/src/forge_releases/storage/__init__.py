@@ -5,6 +5,7 @@
     s3.py       an S3-compatible bucket (STORAGE_URL=s3://bucket/prefix), through aiobotocore
     sweep.py    removing blobs no asset references, safely with several replicas
     migrate.py  copying every blob to another backend (`forge storage migrate --to URL`)
+    commands.py the `forge storage migrate` and `forge storage sweep` commands
 
 `open_storage(settings)` picks the backend from the settings.
 """

@@ -100,6 +100,10 @@ class Storage(ABC):
     async def exists(self, sha256: str) -> bool: ...
 
     @abstractmethod
+    async def size(self, sha256: str) -> int:
+        """The blob's size in bytes. Raises BlobMissing, StorageUnavailable."""
+
+    @abstractmethod
     def read(self, sha256: str, start: int, end: int) -> AsyncIterator[bytes]:
         """Bytes [start, end) of a blob, in pieces. Raises BlobMissing, StorageUnavailable."""
 

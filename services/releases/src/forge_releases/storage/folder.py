@@ -33,6 +33,12 @@ class FolderStorage(Storage):
     async def exists(self, sha256: str) -> bool:
         return await asyncio.to_thread(self.path_of(sha256).is_file)
 
+    async def size(self, sha256: str) -> int:
+        try:
+            return (await asyncio.to_thread(self.path_of(sha256).stat)).st_size
+        except FileNotFoundError:
+            raise BlobMissing(sha256) from None
+
     async def read(self, sha256: str, start: int, end: int) -> AsyncIterator[bytes]:
         try:
             # opened and closed on the loop: quick, and no file is left open if the request is

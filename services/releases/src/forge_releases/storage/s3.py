@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+import functools
 import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import aiohttp
 from aiobotocore.config import AioConfig
-from aiobotocore.session import get_session
+from aiobotocore.session import AioSession, get_session
 from botocore.exceptions import BotoCoreError, ClientError
 
 from .base import (
@@ -65,6 +66,13 @@ class S3Location:
         return f"{self.prefix}{name}"
 
 
+@functools.cache
+def _session() -> AioSession:
+    """One botocore session per process: it caches the S3 model it loads (about a second of CPU),
+    so each further client costs little."""
+    return get_session()
+
+
 async def _call(operation: Awaitable[T]) -> T:
     """An S3 request; a missing object is BlobMissing, any other failure StorageUnavailable."""
     try:
@@ -97,13 +105,14 @@ class S3Storage(Storage):
                 # the newer default trailers
                 request_checksum_calculation="when_required",
                 response_checksum_validation="when_required",
-                retries={"max_attempts": 3, "mode": "standard"},
+                # one retry: a store that is down answers 503 within seconds, not tens
+                retries={"max_attempts": 2, "mode": "standard"},
                 connect_timeout=5,
                 read_timeout=60,
                 max_pool_connections=64,
             )
             self._client = await self._stack.enter_async_context(
-                get_session().create_client(
+                _session().create_client(
                     "s3",
                     endpoint_url=loc.endpoint_url,
                     region_name=loc.region,
@@ -122,12 +131,16 @@ class S3Storage(Storage):
         return S3Writer(self, await self.client())
 
     async def exists(self, sha256: str) -> bool:
-        client = await self.client()
         try:
-            await _call(client.head_object(Bucket=self.location.bucket, Key=self.key_of(sha256)))
+            await self.size(sha256)
         except BlobMissing:
             return False
         return True
+
+    async def size(self, sha256: str) -> int:
+        client = await self.client()
+        head = await _call(client.head_object(Bucket=self.location.bucket, Key=self.key_of(sha256)))
+        return int(head["ContentLength"])
 
     async def read(self, sha256: str, start: int, end: int) -> AsyncIterator[bytes]:
         if end <= start:
