@@ -7,7 +7,7 @@
 # nginx first; a smoke run fails, with the command to run, where they are missing.
 TEST_PREREQUISITES += bench-smoke
 
-.PHONY: bench-smoke bench-releases bench-orgs bench-events
+.PHONY: bench-smoke bench-releases bench-orgs bench-events bench-downloads
 
 bench-smoke: install deploy-tools ## Every benchmark's --smoke run, on one throwaway PostgreSQL (part of make test)
 	$(PY) bench/smoke.py
@@ -20,3 +20,9 @@ bench-orgs: install deploy-tools ## Benchmark the orgs overview (100 pins, 10,00
 
 bench-events: install ## Benchmark event delivery: outbox → relay → gateway → OnEvent (rate, p99, backlog drain)
 	$(PY) bench/events/bench.py $(BENCH_EVENTS_ARGS)
+
+bench-downloads: install deploy-tools ## 10 MiB downloads: nginx X-Accel-Redirect and the service direct vs nginx static (>= 0.8)
+	$(PY) bench/releases/downloads.py $(BENCH_DOWNLOADS_ARGS)
+
+bench-upload-s3: install ## Peak RSS of the releases service receiving a 1 GiB upload into S3 (moto server; < 100 MB)
+	$(PY) bench/releases/upload_rss.py --storage s3 $(BENCH_UPLOAD_ARGS)

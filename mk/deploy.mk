@@ -53,6 +53,13 @@ deploy-check: install $(VENV)/.deploy-validators ## Validate the Dockerfile, com
 			kubectl kustomize deploy/k8s | $(BIN)/kubernetes-validate --quiet --strict -k $$v - \
 				|| exit 1; \
 		done; \
+		for overlay in deploy/k8s/overlays/dev deploy/k8s/overlays/prod; do \
+			for v in $(DEPLOY_K8S_VERSIONS); do \
+				echo "kubectl kustomize $$overlay | kubernetes-validate --strict -k $$v -"; \
+				kubectl kustomize --load-restrictor LoadRestrictionsNone $$overlay \
+					| $(BIN)/kubernetes-validate --quiet --strict -k $$v - || exit 1; \
+			done; \
+		done; \
 	else \
 		echo "deploy-check: kubectl absent; validating the manifests one by one (no kustomize)"; \
 		$(BIN)/kubernetes-validate --quiet --strict $$(ls deploy/k8s/*.yaml | grep -v kustomization.yaml); \

@@ -19,6 +19,7 @@ them, when it is handed off otherwise; ranges, HEAD and 304 are never counted.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import AsyncIterator, Mapping
@@ -79,6 +80,10 @@ async def send(request: web.Request, download: Download) -> web.StreamResponse:
         raise dependency(request.app, STORAGE_DEPENDENCY).failed(
             exc, "The file cannot be read right now; try again later"
         ) from exc
+    except ConnectionResetError:
+        # the client went away mid-answer: what aiohttp does when it sees that first (cancel
+        # the handler), rather than an error with a traceback in the log
+        raise asyncio.CancelledError() from None
     except BlobMissing:
         asset = download.asset
         log.error("asset %s (%s) is missing from storage %s", asset.id, asset.name, storage.url)

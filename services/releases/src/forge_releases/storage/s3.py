@@ -5,10 +5,10 @@ instance role) and presigning, on the aiohttp event loop the service already run
 "Why aiobotocore").
 
 Writing: the address (the SHA-256) is known only at the end, so bytes are held in memory up to one
-part (PART_SIZE). A blob that fits in one part is put at its address in `commit()`; a larger one
+part (PART_SIZE, 5 MiB). A blob that fits in one part is put at its address in `commit()`; a larger one
 goes, part by part, into a multipart upload at `incoming/upload-<uuid>`, which `commit()` completes
 and copies to its address (a server-side copy: the bytes do not come back). Peak memory per upload
-is about two parts, whatever the file size.
+is about one part (the buffer is handed to botocore as it is, not copied), whatever the file size.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import aiohttp
 from aiobotocore.config import AioConfig
@@ -45,8 +45,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-# S3's smallest part is 5 MiB (all but the last); 8 MiB keeps a 4 GiB upload at 512 parts.
-PART_SIZE = 8 * 1024 * 1024
+# S3's smallest part (all but the last): the least memory per upload; a 4 GiB upload is 820 parts
+# of the 10,000 S3 allows.
+PART_SIZE = 5 * 1024 * 1024
 _MISSING_CODES = {"NoSuchKey", "404", "NotFound"}
 
 
@@ -249,8 +250,10 @@ class S3Writer(BlobWriter):
         self.storage = storage
         self._client = client
         self._bucket = storage.location.bucket
-        self._pending: list[bytes] = []
-        self._pending_size = 0
+        # one fixed buffer, reused for every part: growing a bytearray would reallocate (and
+        # briefly hold) it several times per part
+        self._buffer = bytearray(PART_SIZE)
+        self._filled = 0
         self._temp_key = storage.location.key(f"incoming/upload-{uuid.uuid4().hex}")
         self._upload_id: str | None = None
         self._temp_written = False  # a completed multipart object waits at the temporary key
@@ -258,15 +261,22 @@ class S3Writer(BlobWriter):
 
     async def write(self, chunk: bytes) -> None:
         self.hashes.update(chunk)
-        self._pending.append(chunk)
-        self._pending_size += len(chunk)
-        if self._pending_size >= PART_SIZE:
-            await self._send_part()
+        view = memoryview(chunk)
+        while view:
+            taken = min(len(view), PART_SIZE - self._filled)
+            self._buffer[self._filled : self._filled + taken] = view[:taken]
+            self._filled += taken
+            view = view[taken:]
+            if self._filled == PART_SIZE:
+                await self._send_part()
 
     def _take_pending(self) -> bytes:
-        data = b"".join(self._pending)
-        self._pending, self._pending_size = [], 0
-        return data
+        """The buffered bytes (the buffer itself when full: botocore sends any bytes-like body,
+        and the buffer is reused only after the part is sent)."""
+        filled, self._filled = self._filled, 0
+        if filled == PART_SIZE:
+            return cast(bytes, self._buffer)
+        return bytes(self._buffer[:filled])
 
     async def _send_part(self) -> None:
         if self._upload_id is None:
@@ -294,7 +304,7 @@ class S3Writer(BlobWriter):
                 self._client.put_object(Bucket=self._bucket, Key=key, Body=self._take_pending())
             )
             return blob
-        if self._pending:
+        if self._filled:
             await self._send_part()
         await _call(
             self._client.complete_multipart_upload(
@@ -320,7 +330,7 @@ class S3Writer(BlobWriter):
         return blob
 
     def abort(self) -> None:
-        self._pending, self._pending_size = [], 0
+        self._filled = 0
         client, bucket, key, upload_id = self._client, self._bucket, self._temp_key, self._upload_id
         self._upload_id = None
         if upload_id is not None:
