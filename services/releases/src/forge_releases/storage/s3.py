@@ -4,11 +4,11 @@ The client is aiobotocore: botocore's own signing, retries, credential chain (va
 instance role) and presigning, on the aiohttp event loop the service already runs (docs/storage.md
 "Why aiobotocore").
 
-Writing: the address (the SHA-256) is known only at the end, so bytes are held in memory up to one
-part (PART_SIZE, 5 MiB). A blob that fits in one part is put at its address in `commit()`; a larger one
-goes, part by part, into a multipart upload at `incoming/upload-<uuid>`, which `commit()` completes
-and copies to its address (a server-side copy: the bytes do not come back). Peak memory per upload
-is about one part (the buffer is handed to botocore as it is, not copied), whatever the file size.
+Writing: the address (the SHA-256) is known only at the end, so bytes are held in memory up to
+one part (PART_SIZE, 5 MiB). A blob that fits in one part is put at its address in `commit()`; a
+larger one goes, part by part, into a multipart upload at `incoming/upload-<uuid>`, which `commit()`
+completes and copies to its address (a server-side copy: the bytes do not come back). Peak memory
+per upload is about one part (one buffer, sent without a copy), whatever the file size.
 """
 
 from __future__ import annotations
@@ -17,12 +17,13 @@ import asyncio
 import contextlib
 import datetime
 import functools
+import io
 import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import IO, TYPE_CHECKING, Any, TypeVar, cast
 
 import aiohttp
 from aiobotocore.config import AioConfig
@@ -244,6 +245,37 @@ class S3Storage(Storage):
         self._client = None
 
 
+class _PartReader(io.RawIOBase):
+    """A read-only file over a buffer, without copying it: botocore reads a part body (and seeks
+    back to sign or retry it) and aiohttp sends it from a file object, as it asks for large
+    bodies (raw bytes would be one blocking write)."""
+
+    def __init__(self, view: memoryview) -> None:
+        super().__init__()
+        self._view = view
+        self._pos = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def readinto(self, target: Any) -> int:
+        count = max(0, min(len(target), len(self._view) - self._pos))
+        target[:count] = self._view[self._pos : self._pos + count]
+        self._pos += count
+        return count
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: len(self._view)}[whence]
+        self._pos = max(0, base + offset)
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+
 class S3Writer(BlobWriter):
     def __init__(self, storage: S3Storage, client: S3Client) -> None:
         super().__init__()
@@ -270,13 +302,11 @@ class S3Writer(BlobWriter):
             if self._filled == PART_SIZE:
                 await self._send_part()
 
-    def _take_pending(self) -> bytes:
-        """The buffered bytes (the buffer itself when full: botocore sends any bytes-like body,
-        and the buffer is reused only after the part is sent)."""
+    def _take_pending(self) -> IO[bytes]:
+        """The buffered bytes as a file, not a copy (the buffer is reused only once the part
+        is sent)."""
         filled, self._filled = self._filled, 0
-        if filled == PART_SIZE:
-            return cast(bytes, self._buffer)
-        return bytes(self._buffer[:filled])
+        return cast(IO[bytes], _PartReader(memoryview(self._buffer)[:filled]))
 
     async def _send_part(self) -> None:
         if self._upload_id is None:
