@@ -16,11 +16,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import importlib.util
 import statistics
-import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -29,10 +26,11 @@ from pathlib import Path
 from forge_common.config import Settings
 from forge_common.embedded_pg import free_port
 from forge_common.service import installed_services
+from forge_common.testing.nginx import NginxFailed, running_nginx
 from forge_common.world import load_world
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
-from harness import Report, fail, migrated, parse_args, require_tool, service, stop, workspace, wrk
+from harness import Report, fail, migrated, parse_args, require_tool, service, workspace, wrk
 
 ROOT = Path(__file__).resolve().parents[2]
 MIB = 1024 * 1024
@@ -57,56 +55,28 @@ async def prepare(database_url: str, storage: Path, size: int) -> str:
     return f"sha256/{digest[:2]}/{digest[2:4]}/{digest}"
 
 
-def _renderer() -> object:
-    spec = importlib.util.spec_from_file_location(
-        "forge_nginx_render", ROOT / "deploy/nginx/render.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @contextlib.contextmanager
-def nginx(folder: Path, releases: str, storage: Path) -> Iterator[tuple[int, int]]:
+def nginx(releases: str, storage: Path) -> Iterator[tuple[int, int]]:
     """nginx from the deploy template in front of `releases`, plus a static server of the storage
     folder; (proxy port, static port)."""
     binary = require_tool("nginx")
-    proxy_port, static_port = free_port(), free_port()
-    prefix = folder / "nginx"
-    _renderer().write_prefix(  # type: ignore[attr-defined]
-        prefix,
-        {
-            "NGINX_LISTEN": f"127.0.0.1:{proxy_port}",
-            "RELEASES_UPSTREAM": releases.removeprefix("http://").rstrip("/"),
-            "ORGS_UPSTREAM": "127.0.0.1:1",
-            "GATEWAY_UPSTREAM": "127.0.0.1:2",
-            "STORAGE_ROOT": str(storage),
-        },
+    static_port = free_port()
+    values = {
+        "RELEASES_UPSTREAM": releases.removeprefix("http://").rstrip("/"),
+        "ORGS_UPSTREAM": "127.0.0.1:1",
+        "GATEWAY_UPSTREAM": "127.0.0.1:2",
+        "STORAGE_ROOT": str(storage),
+    }
+    static = (
+        "\n# bench baseline: the same files, served statically\n"
+        f"server {{\n    listen 127.0.0.1:{static_port};\n"
+        f"    location /static/ {{ alias {storage}/; }}\n}}\n"
     )
-    with (prefix / "forge.conf").open("a") as conf:
-        conf.write(
-            f"\n# bench baseline: the same files, served statically\n"
-            f"server {{\n    listen 127.0.0.1:{static_port};\n"
-            f"    location /static/ {{ alias {storage}/; }}\n}}\n"
-        )
-    argv = [binary, "-p", f"{prefix}/", "-e", "logs/error.log", "-c", "nginx.conf"]
-    process = subprocess.Popen([*argv, "-g", "daemon off;"])
     try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{static_port}/", timeout=1).close()
-                break
-            except urllib.error.HTTPError:
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    fail(f"nginx did not start: {(prefix / 'logs/error.log').read_text()}")
-                time.sleep(0.05)
-        yield proxy_port, static_port
-    finally:
-        stop(process)
+        with running_nginx(binary, values, static) as proxy_port:
+            yield proxy_port, static_port
+    except NginxFailed as error:
+        fail(f"nginx did not start: {error}")
 
 
 def check(url: str, size: int, header: str | None = None) -> None:
@@ -139,7 +109,7 @@ def main() -> None:
         with (
             service("releases", url, storage, accel_env) as (accel_process, accel_url),
             service("releases", url, storage) as (direct_process, direct_url),
-            nginx(folder, accel_url, storage) as (proxy_port, static_port),
+            nginx(accel_url, storage) as (proxy_port, static_port),
         ):
             paths = {
                 "nginx static": f"http://127.0.0.1:{static_port}/static/{blob}",

@@ -11,34 +11,20 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import importlib.util
-import os
-import shutil
-import subprocess
 import tempfile
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import aiohttp
 import pytest
 from forge_common.config import Settings
-from forge_common.embedded_pg import free_port
+from forge_common.testing.nginx import find_nginx, running_nginx
 from forge_common.testing.s3 import S3Server
 
 ROOT = Path(__file__).resolve().parents[3]
 MODES = ["folder-direct", "folder-nginx", "s3-redirect", "s3-stream"]
 ACCEL_PREFIX = "/_forge_storage/"
-
-
-def find_nginx() -> str | None:
-    return shutil.which("nginx") or next(
-        (p for p in ("/usr/sbin/nginx", "/usr/local/sbin/nginx") if os.access(p, os.X_OK)), None
-    )
 
 
 def settings_for_mode(mode: str, base: Settings, s3: S3Server | None) -> Settings:
@@ -55,53 +41,20 @@ def settings_for_mode(mode: str, base: Settings, s3: S3Server | None) -> Setting
     )
 
 
-def _renderer() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "forge_nginx_render", ROOT / "deploy/nginx/render.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @contextlib.contextmanager
 def running_proxy(releases_port: int, storage_root: Path) -> Iterator[int]:
     """nginx from deploy/nginx in front of the releases test server; yields its port."""
     nginx = find_nginx()
     if nginx is None:
         pytest.skip("nginx is not installed (make deploy-tools installs it as root)")
-    port = free_port()
-    prefix = Path(tempfile.mkdtemp(prefix="forge-accel-nginx-"))
-    prefix.chmod(0o755)
-    _renderer().write_prefix(
-        prefix,
-        {
-            "NGINX_LISTEN": f"127.0.0.1:{port}",
-            "RELEASES_UPSTREAM": f"127.0.0.1:{releases_port}",
-            "ORGS_UPSTREAM": "127.0.0.1:1",
-            "GATEWAY_UPSTREAM": "127.0.0.1:2",
-            "STORAGE_ROOT": str(storage_root.resolve()),
-        },
-    )
-    argv = [nginx, "-p", f"{prefix}/", "-e", "logs/error.log", "-c", "nginx.conf"]
-    process = subprocess.Popen([*argv, "-g", "daemon off;"])
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=1)
-            except urllib.error.HTTPError:
-                break  # 404: answering
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError((prefix / "logs/error.log").read_text()) from None
-                time.sleep(0.02)
+    values = {
+        "RELEASES_UPSTREAM": f"127.0.0.1:{releases_port}",
+        "ORGS_UPSTREAM": "127.0.0.1:1",
+        "GATEWAY_UPSTREAM": "127.0.0.1:2",
+        "STORAGE_ROOT": str(storage_root.resolve()),
+    }
+    with running_nginx(nginx, values) as port:
         yield port
-    finally:
-        process.terminate()
-        process.wait(10)
-        shutil.rmtree(prefix, ignore_errors=True)
 
 
 class ProxiedClient:
