@@ -18,6 +18,7 @@ from pathlib import Path
 from types import ModuleType
 
 from ..embedded_pg import free_port
+from .processes import stop_process
 
 # services/common/src/forge_common/testing/nginx.py -> the repository
 ROOT = Path(__file__).resolve().parents[5]
@@ -75,10 +76,5 @@ def running_nginx(
                 time.sleep(0.02)
         yield port
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
         shutil.rmtree(prefix, ignore_errors=True)

@@ -26,6 +26,7 @@ from aiobotocore.session import get_session
 
 from ..config import S3Settings
 from ..embedded_pg import free_port
+from .processes import stop_process
 
 DEFAULT_BUCKET = "forge-test"
 
@@ -114,9 +115,4 @@ def running_s3(env: Mapping[str, str] | None = None) -> Iterator[S3Server]:
         create_bucket(server)
         yield server
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
