@@ -24,6 +24,7 @@ BENCHMARKS = (
     "bench/releases/bench.py",
     "bench/releases/upload_rss.py",
     "bench/releases/update_keys.py",
+    "bench/releases/downloads.py",
     "bench/orgs/bench.py",
     "bench/pages/bench.py",
     "bench/events/bench.py",

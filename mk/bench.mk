@@ -7,7 +7,7 @@
 # nginx first; a smoke run fails, with the command to run, where they are missing.
 TEST_PREREQUISITES += bench-smoke
 
-.PHONY: bench-smoke bench-releases bench-orgs bench-events bench-update-keys
+.PHONY: bench-smoke bench-releases bench-orgs bench-events bench-update-keys bench-downloads bench-upload-s3
 
 bench-smoke: install deploy-tools ## Every benchmark's --smoke run, on one throwaway PostgreSQL (part of make test)
 	$(PY) bench/smoke.py
@@ -30,3 +30,9 @@ bench-pages: install deploy-tools ## Benchmark the pages (org page p99 <= 20 ms 
 # update keys: the keyed update check of a private repository against the token one (same run)
 bench-update-keys: install deploy-tools ## Benchmark the update check with ?key= vs with a token (ratio, target >= 0.8)
 	$(PY) bench/releases/update_keys.py $(BENCH_UPDATE_KEYS_ARGS)
+
+bench-downloads: install deploy-tools ## 10 MiB downloads: nginx X-Accel-Redirect and the service direct vs nginx static (>= 0.8)
+	$(PY) bench/releases/downloads.py $(BENCH_DOWNLOADS_ARGS)
+
+bench-upload-s3: install ## Peak RSS of the releases service receiving a 1 GiB upload into S3 (moto server; < 100 MB)
+	$(PY) bench/releases/upload_rss.py --storage s3 $(BENCH_UPLOAD_ARGS)

@@ -53,6 +53,13 @@ deploy-check: install $(VENV)/.deploy-validators ## Validate the Dockerfile, com
 			kubectl kustomize deploy/k8s | $(BIN)/kubernetes-validate --quiet --strict -k $$v - \
 				|| exit 1; \
 		done; \
+		for overlay in deploy/k8s/overlays/dev deploy/k8s/overlays/prod; do \
+			for v in $(DEPLOY_K8S_VERSIONS); do \
+				echo "kubectl kustomize $$overlay | kubernetes-validate --strict -k $$v -"; \
+				kubectl kustomize --load-restrictor LoadRestrictionsNone $$overlay \
+					| $(BIN)/kubernetes-validate --quiet --strict -k $$v - || exit 1; \
+			done; \
+		done; \
 	else \
 		echo "deploy-check: kubectl absent; validating the manifests one by one (no kustomize)"; \
 		$(BIN)/kubernetes-validate --quiet --strict $$(ls deploy/k8s/*.yaml | grep -v kustomization.yaml); \
@@ -60,7 +67,7 @@ deploy-check: install $(VENV)/.deploy-validators ## Validate the Dockerfile, com
 	@# The nginx image renders templates with envsubst (defined variables only): same result.
 	@if command -v envsubst >/dev/null 2>&1; then \
 		NGINX_LISTEN=8080 RELEASES_UPSTREAM=releases:8080 ORGS_UPSTREAM=orgs:8080 \
-		GATEWAY_UPSTREAM=gateway:8080 sh -c 'envsubst "$$(printf "\$${%s} " $$(env | cut -d= -f1))"' \
+		GATEWAY_UPSTREAM=gateway:8080 STORAGE_ROOT=/var/lib/forge/storage sh -c 'envsubst "$$(printf "\$${%s} " $$(env | cut -d= -f1))"' \
 			< deploy/nginx/forge.conf.template \
 			| diff -q - <(tail -n +2 deploy/k8s/nginx/forge.conf) >/dev/null \
 			&& echo "envsubst renders the template as render.py does" \

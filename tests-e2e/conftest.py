@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import http.client
-import importlib.util
 import json
 import os
 import secrets
@@ -25,7 +24,6 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import asyncpg
@@ -34,6 +32,7 @@ from forge_common.db import connect
 from forge_common.embedded_pg import EmbeddedPostgres
 from forge_common.migrations import migrate
 from forge_common.service import all_migrations, installed_services
+from forge_common.testing.nginx import find_nginx, load_renderer
 from forge_common.testing.plugin import TEMPLATE, run_sync, with_database
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,28 +42,11 @@ EVENTS_SECRET = "e2e-events-secret"
 URL_SIGNING_SECRET = secrets.token_urlsafe(32)  # releases started alone refuses to start without
 
 
-def find_nginx() -> str | None:
-    return shutil.which("nginx") or next(
-        (p for p in ("/usr/sbin/nginx", "/usr/local/sbin/nginx") if os.access(p, os.X_OK)), None
-    )
-
-
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
-
-
-def load_renderer() -> ModuleType:
-    """deploy/nginx/render.py, which is a script, not a package."""
-    spec = importlib.util.spec_from_file_location(
-        "forge_nginx_render", ROOT / "deploy/nginx/render.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @dataclass

@@ -29,12 +29,15 @@ K8S_VALUES = {
     "ORGS_UPSTREAM": "orgs:8080",
     "GATEWAY_UPSTREAM": "gateway:8080",
 }
+# Placeholders with a value unless given: the asset folder where the containers mount it.
+DEFAULTS = {"STORAGE_ROOT": "/var/lib/forge/storage"}
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def render(values: Mapping[str, str], template: str | None = None) -> str:
     """The template with every `${NAME}` replaced; an unknown or missing name is an error."""
     text = TEMPLATE.read_text(encoding="utf-8") if template is None else template
+    values = {**DEFAULTS, **values}
 
     def substitute(match: re.Match[str]) -> str:
         name = match.group(1)

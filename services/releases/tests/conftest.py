@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
@@ -12,6 +12,7 @@ from aiohttp.test_utils import TestClient
 from forge_common.config import Settings
 from forge_common.keys import NOTIFICATIONS
 from forge_common.notifications import NotificationOptions
+from forge_common.testing.s3 import S3Server, running_s3
 from forge_releases.app import create_app
 from forge_releases.options import Options
 
@@ -47,3 +48,10 @@ async def matrix_client(make_client: MakeClient, load: Any) -> Any:
     """A client of the access world (support.access_world): every caller × every repository kind."""
     await load(access_world())
     return await make_client()
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[S3Server]:
+    """A real S3 server for the run (moto in server mode, or FORGE_TEST_S3_ENDPOINT)."""
+    with running_s3() as server:
+        yield server

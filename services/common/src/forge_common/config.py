@@ -20,10 +20,42 @@ class ConfigError(ValueError):
 
 
 @dataclass(frozen=True)
+class S3Settings:
+    """How to reach an S3-compatible store (the standard AWS variables). None: botocore's own
+    defaults (its credential chain: profile, instance or pod role)."""
+
+    endpoint_url: str | None = None
+    region: str | None = None
+    access_key_id: str | None = None
+    secret_access_key: str | None = field(default=None, repr=False)
+    session_token: str | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> S3Settings:
+        return cls(
+            endpoint_url=env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL") or None,
+            region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or None,
+            access_key_id=env.get("AWS_ACCESS_KEY_ID") or None,
+            secret_access_key=env.get("AWS_SECRET_ACCESS_KEY") or None,
+            session_token=env.get("AWS_SESSION_TOKEN") or None,
+        )
+
+
+@dataclass(frozen=True)
 class Settings:
     database_url: str
     app_url: str = "http://localhost:8080/"
     storage_path: Path = Path(".data/storage")
+    # Asset storage (docs/storage.md): STORAGE_URL `file:///path` or `s3://bucket/prefix`; empty:
+    # the folder storage_path. S3 downloads answer 302 to a presigned URL valid for
+    # storage_presign_seconds unless storage_redirect is off (the bytes then pass through us).
+    # storage_accel_prefix: behind nginx, folder downloads answer X-Accel-Redirect to this internal
+    # location (deploy/nginx/forge.conf.template) and nginx sends the file.
+    storage_url: str = ""
+    storage_redirect: bool = True
+    storage_presign_seconds: int = 300
+    storage_accel_prefix: str | None = None
+    s3: S3Settings = field(default_factory=S3Settings)
     plugins_file: Path | None = None
     gateway_url: str | None = None
     events_secret: str = DEV_EVENTS_SECRET
@@ -48,6 +80,9 @@ class Settings:
     def __post_init__(self) -> None:
         if not self.app_url.endswith("/"):
             raise ConfigError(f"APP_URL must end in '/': {self.app_url!r}")
+        accel = self.storage_accel_prefix
+        if accel is not None and not (accel.startswith("/") and accel.endswith("/")):
+            raise ConfigError(f"STORAGE_ACCEL_PREFIX must start and end in '/': {accel!r}")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], *, database_url: str | None = None) -> Settings:
@@ -60,6 +95,13 @@ class Settings:
             database_url=url,
             app_url=env.get("APP_URL", cls.app_url),
             storage_path=Path(env.get("STORAGE_PATH", str(cls.storage_path))),
+            storage_url=env.get("STORAGE_URL", cls.storage_url),
+            storage_redirect=_bool(env, "STORAGE_REDIRECT", cls.storage_redirect),
+            storage_presign_seconds=_int(
+                env, "STORAGE_PRESIGN_SECONDS", cls.storage_presign_seconds
+            ),
+            storage_accel_prefix=env.get("STORAGE_ACCEL_PREFIX") or None,
+            s3=S3Settings.from_env(env),
             plugins_file=Path(plugins) if plugins else None,
             gateway_url=env.get("GATEWAY_URL") or None,
             events_secret=env.get("EVENTS_SECRET", DEV_EVENTS_SECRET),

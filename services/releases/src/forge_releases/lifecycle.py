@@ -17,10 +17,13 @@ from aiohttp import web
 from forge_common.keys import DB_POOL, NOTIFICATIONS
 
 from .keys import DOWNLOAD_COUNTER, OPTIONS, RELEASE_CACHE, STORAGE
-from .publish.uploads import sweep_abandoned
 from .read.cache import CHANNEL
+from .storage import StorageUnavailable
 
 log = logging.getLogger(__name__)
+
+# seconds without a write: far beyond the upload idle timeout (options.py), so surely dead
+ABANDONED_AFTER = 3600.0
 
 
 async def _stop(task: asyncio.Task[None]) -> None:
@@ -58,8 +61,22 @@ async def counter_context(app: web.Application) -> AsyncIterator[None]:
     await counter.flush(app[DB_POOL])  # clean shutdown: nothing pending is lost
 
 
-async def sweep_on_startup(app: web.Application) -> None:
-    """Temporary files of uploads cut off by a crash (uploads.sweep_abandoned)."""
-    deleted = await asyncio.to_thread(sweep_abandoned, app[STORAGE])
+async def storage_context(app: web.Application) -> AsyncIterator[None]:
+    """Closes the storage's client at the end. At startup, temporary files of uploads cut off by
+    a crash (Storage.sweep_incoming) are deleted in the background, so a slow store never delays
+    startup; only those idle for ABANDONED_AFTER: another replica sharing the storage may be
+    receiving into the others right now."""
+    task = asyncio.create_task(_sweep_incoming(app), name="releases-sweep-incoming")
+    yield
+    await _stop(task)
+    await app[STORAGE].close()
+
+
+async def _sweep_incoming(app: web.Application) -> None:
+    try:
+        deleted = await app[STORAGE].sweep_incoming(ABANDONED_AFTER)
+    except StorageUnavailable as exc:
+        log.warning("could not sweep abandoned uploads: %s", exc)
+        return
     if deleted:
         log.warning("deleted %d abandoned temporary upload file(s)", deleted)

@@ -3,6 +3,8 @@ which puts the service's state, hooks and routes into an application."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 from forge_common import pages
 from forge_common.config import Settings
@@ -12,26 +14,33 @@ from . import cli, world
 from .access_keys.signed_urls import URL_SIGNER, UrlSigner
 from .counter import DownloadCounter
 from .keys import DOWNLOAD_COUNTER, OPTIONS, RELEASE_CACHE, STORAGE
-from .lifecycle import counter_context, listener_context, sweep_on_startup
+from .lifecycle import counter_context, listener_context, storage_context
 from .options import Options
 from .pages.cache import PAGE_CACHE, PageCache
 from .read.cache import ReleaseCache
 from .routes import add_routes
-from .storage import Storage
+from .storage import open_storage
+from .storage.commands import add_storage_commands
 
 
 def setup(app: web.Application, settings: Settings, options: Options) -> None:
     app[OPTIONS] = options
     app[RELEASE_CACHE] = ReleaseCache(options.cache)
     app[DOWNLOAD_COUNTER] = DownloadCounter()
-    app[STORAGE] = Storage(settings.storage_path)
+    app[STORAGE] = open_storage(settings)
     app[URL_SIGNER] = UrlSigner.from_settings(settings)
     app.cleanup_ctx.append(listener_context)
     app.cleanup_ctx.append(counter_context)
-    app.on_startup.append(sweep_on_startup)
+    app.cleanup_ctx.append(storage_context)
     app[PAGE_CACHE] = PageCache()
     pages.setup(app, "forge_releases.pages")
     add_routes(app)
+
+
+def add_commands(commands: Any) -> None:
+    """`forge release publish` (the HTTP client) and `forge storage ...` (server side)."""
+    cli.add_commands(commands)
+    add_storage_commands(commands)
 
 
 SERVICE = Service(
@@ -41,5 +50,5 @@ SERVICE = Service(
     setup=bind_options(setup, Options()),
     validate_world=world.validate,
     load_world=world.load,
-    add_commands=cli.add_commands,
+    add_commands=add_commands,
 )

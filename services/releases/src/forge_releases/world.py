@@ -12,7 +12,7 @@ from forge_common.config import Settings
 from forge_common.service import WorldIds
 
 from .publish.names import asset_name_problem, tag_problem
-from .storage import Blob, Storage, deterministic_bytes
+from .storage import Blob, Storage, deterministic_bytes, open_storage
 
 MAX_WORLD_ASSET_SIZE = 1 << 30
 # Releases without created_at get consecutive times in file order, from this moment.
@@ -83,13 +83,16 @@ def _unique_exact(items: list[tuple[str, str]], errors: list[str], what: str) ->
 async def load(
     conn: asyncpg.Connection[Any], world: Mapping[str, Any], ids: WorldIds, settings: Settings
 ) -> None:
-    storage = Storage(settings.storage_path)
-    for position, (repo_id, release) in enumerate(_releases_in_file_order(world, ids)):
-        created = _created_at(release, position)
-        release_id = await _insert_release(conn, repo_id, release, created)
-        for asset in release.get("assets", []):
-            blob = _store_asset(storage, asset)
-            await _insert_asset(conn, release_id, asset["name"], blob, created)
+    storage = open_storage(settings)
+    try:
+        for position, (repo_id, release) in enumerate(_releases_in_file_order(world, ids)):
+            created = _created_at(release, position)
+            release_id = await _insert_release(conn, repo_id, release, created)
+            for asset in release.get("assets", []):
+                blob = await _store_asset(storage, asset)
+                await _insert_asset(conn, release_id, asset["name"], blob, created)
+    finally:
+        await storage.close()
 
 
 def _releases_in_file_order(
@@ -110,17 +113,17 @@ def _created_at(release: Mapping[str, Any], position: int) -> datetime | None:
     return _FIRST_DEFAULT_TIME + timedelta(minutes=position)
 
 
-def _store_asset(storage: Storage, asset: Mapping[str, Any]) -> Blob:
+async def _store_asset(storage: Storage, asset: Mapping[str, Any]) -> Blob:
     """The asset's bytes in storage: its content, or `size` bytes that depend on its name."""
     if "content" in asset:
         chunks = [asset["content"].encode()]
     else:
         chunks = deterministic_bytes(asset["name"], asset["size"])
-    writer = storage.writer()
+    writer = await storage.writer()
     try:
         for chunk in chunks:
-            writer.write(chunk)
-        return writer.commit()
+            await writer.write(chunk)
+        return await writer.commit()
     except BaseException:
         writer.abort()
         raise

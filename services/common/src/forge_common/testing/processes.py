@@ -81,3 +81,14 @@ def cpu_seconds(pids: Iterable[int]) -> float:
             continue
         total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return total
+
+
+def stop_process(process: subprocess.Popen[bytes], within: float = 10.0) -> None:
+    """SIGTERM, then SIGKILL when it has not exited `within` seconds later."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(within)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(within)

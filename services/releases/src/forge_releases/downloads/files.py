@@ -1,32 +1,24 @@
-"""Sending one asset's file from storage: streamed, never read whole, with Content-Type,
-Content-Length, ETag (the SHA-256), Last-Modified, one `Range` (206, 416) and `If-None-Match` /
-`If-Modified-Since` (304). A name not found exactly is looked up case-insensitively, since
-Squirrel.Windows retries a failed download lower-cased. Each completed full download is counted
-once (counter.py).
+"""Answering a download of one asset: the headers every mode shares (Content-Type, ETag = the
+SHA-256, Last-Modified, Content-Disposition, caching), `If-None-Match` / `If-Modified-Since` (304),
+`Range` (ranges.py: 206, multipart 206, 416), then send.py sends the bytes the way the storage
+and deployment allow. A name not found exactly is looked up case-insensitively, since
+Squirrel.Windows retries a failed download lower-cased.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from collections.abc import Sequence
 from email.utils import format_datetime, parsedate_to_datetime
-from typing import BinaryIO
 from urllib.parse import quote
 
 from aiohttp import web
 from forge_common.conditional import none_match, not_modified, quoted
-from forge_common.middleware import stamp_headers
 
 from ..errors import AssetNotFound
 from ..httpcache import cache_headers
-from ..keys import DOWNLOAD_COUNTER, STORAGE
 from ..models import Asset, Release
-from .ranges import ByteRange, Unsatisfiable, parse_range
-
-log = logging.getLogger(__name__)
-
-CHUNK_SIZE = 256 * 1024
+from .ranges import ByteRange, Unsatisfiable, parse_ranges
+from .send import Download, send
 
 # The stored type is what an uploader declared (or a guess from the name): never trusted to render.
 # Only these types, which no browser renders or runs in the page, are sent as stored; anything else
@@ -68,7 +60,7 @@ def find_asset(assets: Sequence[Asset], name: str) -> Asset | None:
     return None
 
 
-def _disposition(name: str) -> str:
+def disposition(name: str) -> str:
     """`filename` for old clients (ASCII, no quotes), `filename*` with the exact name (RFC 6266)."""
     plain = "".join(c if 32 <= ord(c) < 127 and c not in '"\\' else "_" for c in name)
     return f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(name, safe='')}"
@@ -96,22 +88,24 @@ def _not_modified_since(request: web.Request, asset: Asset) -> bool:
     return asset.created_at.replace(microsecond=0) <= since
 
 
-def _wanted_range(request: web.Request, etag: str, last_modified: str, size: int) -> ByteRange:
-    """The part to send: the whole file without a usable single Range. Raises Unsatisfiable."""
+def _wanted_ranges(
+    request: web.Request, etag: str, last_modified: str, size: int
+) -> list[ByteRange] | None:
+    """The parts to send; None for the whole file. Raises Unsatisfiable."""
     header = request.headers.get("Range")
     if header is None:
-        return ByteRange(0, size, partial=False)
+        return None
     if_range = request.headers.get("If-Range")
     if if_range is not None and if_range.strip() not in (etag, last_modified):
-        return ByteRange(0, size, partial=False)
-    return parse_range(header, size)
+        return None
+    return parse_ranges(header, size)
 
 
 async def serve_asset(
     request: web.Request, release: Release, name: str, public: bool
 ) -> web.StreamResponse:
-    """The file of `release`'s asset `name` (AssetNotFound when there is none): 200, 206, 304 or
-    416; `public` chooses the caching headers."""
+    """The file of `release`'s asset `name` (AssetNotFound when there is none): 200, 206, 302,
+    304 or 416; `public` chooses the caching headers. The caller has authorised the request."""
     asset = find_asset(release.assets, name)
     if asset is None:
         raise AssetNotFound()
@@ -126,46 +120,11 @@ async def serve_asset(
     if none_match(request, etag) or _not_modified_since(request, asset):
         return not_modified(etag, headers)
     try:
-        part = _wanted_range(request, etag, last_modified, asset.size)
+        ranges = _wanted_ranges(request, etag, last_modified, asset.size)
     except Unsatisfiable:
         return web.Response(
             status=416, headers={**headers, "Content-Range": f"bytes */{asset.size}"}
         )
-    path = request.app[STORAGE].path_of(asset.sha256)
-    try:
-        # opened and closed on the loop: quick, and no file is left open if the request is
-        # cancelled mid-way (reads, which can be slow, go to a thread)
-        file = path.open("rb")
-    except OSError:
-        log.error("asset %s (%s) is missing from storage at %s", asset.id, asset.name, path)
-        raise AssetNotFound() from None
-    try:
-        response = web.StreamResponse(status=206 if part.partial else 200, headers=headers)
-        response.content_type = served_type(asset.content_type)
-        response.content_length = part.length
-        response.headers["Content-Disposition"] = _disposition(asset.name)
-        if part.partial:
-            response.headers["Content-Range"] = f"bytes {part.start}-{part.end - 1}/{asset.size}"
-        stamp_headers(request, response)
-        await response.prepare(request)
-        if request.method != "HEAD":
-            await _stream(response, file, part)
-            if not part.partial:
-                request.app[DOWNLOAD_COUNTER].add(asset.id)
-        await response.write_eof()
-    finally:
-        file.close()
-    return response
-
-
-async def _stream(response: web.StreamResponse, file: BinaryIO, part: ByteRange) -> None:
-    if part.start:
-        await asyncio.to_thread(file.seek, part.start)
-    remaining = part.length
-    while remaining > 0:
-        chunk = await asyncio.to_thread(file.read, min(CHUNK_SIZE, remaining))
-        if not chunk:  # storage shorter than recorded: stop; the client sees a short body
-            log.error("asset file %s ended %d bytes early", file.name, remaining)
-            break
-        await response.write(chunk)
-        remaining -= len(chunk)
+    headers["Content-Type"] = served_type(asset.content_type)
+    headers["Content-Disposition"] = disposition(asset.name)
+    return await send(request, Download(asset, headers, ranges))

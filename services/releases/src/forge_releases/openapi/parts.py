@@ -68,7 +68,14 @@ FILE = {
 }
 DOWNLOAD_RESPONSES = {
     "200": FILE,
-    "206": {**FILE, "description": "One byte range (Content-Range)"},
+    "206": {
+        **FILE,
+        "description": "One byte range (Content-Range), or several as multipart/byteranges",
+    },
+    "302": {
+        "description": "S3 storage: the file at a presigned URL valid a few minutes",
+        "headers": {"Location": {"schema": {"type": "string"}}},
+    },
     "304": NOT_MODIFIED,
     "401": ACCESS_ERRORS["401"],
     "404": error("RepoNotFound, ReleaseNotFound or AssetNotFound"),
@@ -76,6 +83,7 @@ DOWNLOAD_RESPONSES = {
         "description": "Range not satisfiable (empty body)",
         "headers": {"Content-Range": {"schema": {"type": "string", "pattern": r"^bytes \*/\d+$"}}},
     },
+    "503": error("ServiceUnavailable: the storage cannot be reached (Retry-After)"),
 }
 
 

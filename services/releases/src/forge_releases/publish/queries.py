@@ -187,6 +187,16 @@ async def lock_blobs(conn: Conn) -> None:
     await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended('forge_releases.blobs', 0))")
 
 
+async def unreferenced_blobs(conn: Conn, digests: list[str]) -> list[str]:
+    """The digests in `digests` that no asset references (storage/sweep.py)."""
+    rows = await conn.fetch(
+        "SELECT d FROM unnest($1::text[]) AS d"
+        " WHERE NOT EXISTS (SELECT 1 FROM releases.assets WHERE sha256 = d)",
+        digests,
+    )
+    return [row["d"] for row in rows]
+
+
 async def blob_referenced(conn: Conn, sha256: str) -> bool:
     referenced: bool = await conn.fetchval(
         "SELECT EXISTS (SELECT 1 FROM releases.assets WHERE sha256 = $1)", sha256

@@ -3,8 +3,9 @@
 The body is read from `request.content` chunk by chunk (never `request.read()`, so the JSON body
 limit does not apply and the file is never held in memory) and written to a storage.BlobWriter,
 which hashes while writing. aiohttp stops reading the socket while its small buffer is full, so a
-fast client cannot fill our memory. Writing and hashing run in a thread, about 1 MiB at a time, so
-the event loop keeps serving other requests during a large upload.
+fast client cannot fill our memory. Chunks are handed to the writer about 1 MiB at a time (the
+folder backend writes and hashes in a thread, the S3 backend sends a part every 8 MiB), so the
+event loop keeps serving other requests during a large upload.
 
 The size limit is checked against Content-Length before anything is read, and again while
 streaming (chunked bodies, lying clients). Any failure aborts the writer: no stray file remains.
@@ -13,10 +14,8 @@ streaming (chunked bodies, lying clients). Any failure aborts the writer: no str
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import mimetypes
 import re
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
@@ -153,31 +152,10 @@ async def open_upload(request: web.Request) -> Upload:
         raise MalformedMultipart() from None
 
 
-# seconds without a write: far beyond the upload idle timeout (options.py), so surely dead
-ABANDONED_AFTER = 3600.0
-
-
-def sweep_abandoned(storage: Storage, *, older_than: float = ABANDONED_AFTER) -> int:
-    """Delete temporary upload files left by a process that died mid-upload (a crash cannot run
-    `abort()`). Only files idle for `older_than` seconds: another replica sharing the storage
-    may be receiving into the others right now. Returns how many were deleted."""
-    incoming = storage.root / "incoming"
-    if not incoming.is_dir():
-        return 0
-    deadline = time.time() - older_than
-    deleted = 0
-    for path in incoming.glob("upload-*"):
-        with contextlib.suppress(OSError):
-            if path.stat().st_mtime < deadline:
-                path.unlink()
-                deleted += 1
-    return deleted
-
-
 async def receive(upload: Upload, storage: Storage, limit: int) -> BlobWriter:
     """Stream the upload into a new blob writer (not committed). Raises PayloadTooLarge over
     `limit`; on any failure, including cancellation, the temporary file is deleted."""
-    writer = await asyncio.to_thread(storage.writer)
+    writer = await storage.writer()
     try:
         pending: list[bytes] = []
         pending_size = 0
@@ -189,10 +167,10 @@ async def receive(upload: Upload, storage: Storage, limit: int) -> BlobWriter:
             pending.append(chunk)
             pending_size += len(chunk)
             if pending_size >= WRITE_SIZE:
-                await asyncio.to_thread(writer.write, b"".join(pending))
+                await writer.write(b"".join(pending))
                 pending, pending_size = [], 0
         if pending:
-            await asyncio.to_thread(writer.write, b"".join(pending))
+            await writer.write(b"".join(pending))
         await upload.finish()
     except BaseException:
         writer.abort()  # synchronous: it must run even when the task is being cancelled

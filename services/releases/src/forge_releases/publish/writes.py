@@ -10,7 +10,6 @@ asset references its SHA-256 any more (`collect_garbage`, under the lock of quer
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -132,7 +131,7 @@ async def attach_asset(
             ctx = await _context(conn, ref, actor_id)
             release = await _locked_release(conn, ref, release_id)
             await queries.lock_blobs(conn)
-            blob = await asyncio.to_thread(writer.commit)
+            blob = await writer.commit()
             new = NewAsset(
                 release.id,
                 name,
@@ -184,8 +183,6 @@ async def collect_garbage(app: web.Application, digests: Iterable[str]) -> None:
             await queries.lock_blobs(conn)
             for digest in digests:
                 if not await queries.blob_referenced(conn, digest):
-                    path = storage.path_of(digest)
-                    with contextlib.suppress(FileNotFoundError):
-                        await asyncio.to_thread(path.unlink)
+                    await storage.delete(digest)
     except Exception:
         log.exception("could not delete unreferenced asset files %s", digests)

@@ -1,0 +1,291 @@
+"""Sending a download's bytes: the same answer in every storage backend and deployment mode
+(docs/storage.md "Serving"). The caller (files.py) has authorised the request and settled the
+headers, the conditional requests and the ranges.
+
+    HEAD                          headers only, from the database (no storage request)
+    several ranges                206 multipart/byteranges, read from storage by the service
+    folder, STORAGE_ACCEL_PREFIX  X-Accel-Redirect, no body: nginx sends the file (sendfile)
+    folder, direct                aiohttp's FileResponse machinery (the kernel's sendfile)
+    S3, STORAGE_REDIRECT on       302 to a presigned URL valid a few minutes; the client re-sends
+                                  its Range there
+    S3, STORAGE_REDIRECT off      streamed from S3 through the service
+
+A hand-off (X-Accel-Redirect, 302) happens only when the proxy or the store would pick the same
+bytes as we did: no Range, or one range without If-Range. Anything else is sent by the service.
+
+Counting (`count`): a full GET is counted once, when its bytes are complete where the service sends
+them, when it is handed off otherwise; ranges, HEAD and 304 are never counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import IO, Any
+
+from aiohttp import web
+from aiohttp.abc import AbstractStreamWriter
+from forge_common.keys import SETTINGS
+from forge_common.middleware import stamp_headers
+from forge_common.outage import dependency
+
+from ..errors import AssetNotFound
+from ..keys import DOWNLOAD_COUNTER, STORAGE
+from ..models import Asset
+from ..storage import BlobMissing, FolderStorage, S3Storage, Storage, StorageUnavailable
+from ..storage.base import blob_key
+from .ranges import ByteRange
+
+log = logging.getLogger(__name__)
+
+STORAGE_DEPENDENCY = "storage"
+# aiohttp's copy where the loop has no sendfile (uvloop: MagicStack/uvloop#228) reads this much
+# per thread hop: fewer hops than its 256 KiB default, little memory per download.
+FALLBACK_CHUNK = 1024 * 1024
+# Cached redirects would outlive their presigned URL.
+_REDIRECT_HEADERS = {"Cache-Control": "private, no-store"}
+
+
+@dataclass(frozen=True, slots=True)
+class Download:
+    asset: Asset
+    headers: Mapping[str, str]  # ETag, Last-Modified, Content-Type, Content-Disposition, caching
+    ranges: list[ByteRange] | None  # None: the whole file
+
+
+def count(request: web.Request, asset: Asset) -> None:
+    """One full download of `asset` (the one place downloads are counted)."""
+    request.app[DOWNLOAD_COUNTER].add(asset.id)
+
+
+async def send(request: web.Request, download: Download) -> web.StreamResponse:
+    storage = request.app[STORAGE]
+    ranges = download.ranges
+    try:
+        if request.method == "HEAD":
+            return await _headers_only(request, download)
+        if ranges is not None and len(ranges) > 1:
+            return await _multipart(request, storage, download, ranges)
+        part = ranges[0] if ranges else ByteRange(0, download.asset.size)
+        handoff = _handoff_allowed(request, ranges)
+        if isinstance(storage, FolderStorage):
+            accel = request.app[SETTINGS].storage_accel_prefix
+            if accel and handoff:
+                return _accel_redirect(request, accel, download)
+            return await _sendfile(request, storage, download, part)
+        if isinstance(storage, S3Storage) and request.app[SETTINGS].storage_redirect and handoff:
+            return await _presigned_redirect(request, storage, download)
+        return await _stream(request, storage, download, part)
+    except StorageUnavailable as exc:
+        raise dependency(request.app, STORAGE_DEPENDENCY).failed(
+            exc, "The file cannot be read right now; try again later"
+        ) from exc
+    except ConnectionError:
+        # the client went away mid-answer: what aiohttp does when it sees that first (cancel
+        # the handler), rather than an error with a traceback in the log
+        raise asyncio.CancelledError() from None
+    except BlobMissing:
+        asset = download.asset
+        log.error("asset %s (%s) is missing from storage %s", asset.id, asset.name, storage.url)
+        raise AssetNotFound() from None
+
+
+def _handoff_allowed(request: web.Request, ranges: list[ByteRange] | None) -> bool:
+    """Whether nginx or S3, reading the request's own headers, would send what we chose."""
+    header = request.headers.get("Range")
+    if header is None:
+        return True
+    return ranges is not None and "," not in header and "If-Range" not in request.headers
+
+
+def _response(request: web.Request, status: int, download: Download) -> web.StreamResponse:
+    response = web.StreamResponse(status=status, headers=download.headers)
+    stamp_headers(request, response)
+    return response
+
+
+def _single(request: web.Request, download: Download, part: ByteRange) -> web.StreamResponse:
+    """The 200 or 206 of one part, headers set, not prepared."""
+    partial = download.ranges is not None
+    response = _response(request, 206 if partial else 200, download)
+    response.content_length = part.length
+    if partial:
+        response.headers["Content-Range"] = part.content_range(download.asset.size)
+    return response
+
+
+async def _headers_only(request: web.Request, download: Download) -> web.StreamResponse:
+    ranges = download.ranges
+    if ranges is not None and len(ranges) > 1:
+        response = _response(request, 206, download)
+        boundary = _boundary()
+        response.headers["Content-Type"] = f"multipart/byteranges; boundary={boundary}"
+        response.content_length = _multipart_length(download, ranges, boundary)
+    else:
+        part = ranges[0] if ranges else ByteRange(0, download.asset.size)
+        response = _single(request, download, part)
+    await response.prepare(request)
+    await response.write_eof()
+    return response
+
+
+def _accel_redirect(request: web.Request, prefix: str, download: Download) -> web.StreamResponse:
+    """nginx sends the file from its internal location (deploy/nginx/forge.conf.template); it
+    applies the Range header itself, which _handoff_allowed has checked it reads as we do."""
+    response = web.Response(status=200, headers=download.headers)
+    response.headers["X-Accel-Redirect"] = prefix + blob_key(download.asset.sha256)
+    if download.ranges is None:
+        count(request, download.asset)
+    return response
+
+
+async def _presigned_redirect(
+    request: web.Request, storage: S3Storage, download: Download
+) -> web.StreamResponse:
+    settings = request.app[SETTINGS]
+    url = await storage.presigned_url(
+        download.asset.sha256,
+        expires=settings.storage_presign_seconds,
+        disposition=download.headers["Content-Disposition"],
+        content_type=download.headers["Content-Type"],
+    )
+    if download.ranges is None:
+        count(request, download.asset)
+    response = web.Response(status=302, headers={**download.headers, **_REDIRECT_HEADERS})
+    response.headers["Location"] = url
+    return response
+
+
+class _FilePart(web.FileResponse):
+    """aiohttp's FileResponse sending one already chosen part of an open file: its sendfile path
+    (loop.sendfile: the kernel copies, no read/write loop in Python; a chunked fallback where
+    sendfile is unavailable), without its own ETag, Last-Modified and Range handling, which would
+    disagree with ours (the SHA-256, the upload time, several ranges)."""
+
+    def __init__(self, file: IO[Any], part: ByteRange, *, status: int, headers: Any) -> None:
+        super().__init__(file.name, chunk_size=FALLBACK_CHUNK, status=status, headers=headers)
+        self._file = file
+        self._part = part
+
+    async def prepare(self, request: web.BaseRequest) -> AbstractStreamWriter | None:
+        if self.prepared or self._part.length == 0:  # prepared: aiohttp's call after ours
+            return await web.StreamResponse.prepare(self, request)
+        return await self._sendfile(request, self._file, self._part.start, self._part.length)
+
+
+async def _sendfile(
+    request: web.Request, storage: FolderStorage, download: Download, part: ByteRange
+) -> web.StreamResponse:
+    path = storage.path_of(download.asset.sha256)
+    try:
+        # opened on the loop: quick, and nothing is left open if the request is cancelled
+        file = path.open("rb")
+    except FileNotFoundError:
+        raise BlobMissing(str(path)) from None
+    except OSError as exc:
+        raise StorageUnavailable(str(exc)) from exc
+    try:
+        if os.fstat(file.fileno()).st_size < part.end:
+            raise BlobMissing(f"{path} is shorter than recorded")
+        shape = _single(request, download, part)
+        response = _FilePart(file, part, status=shape.status, headers=shape.headers)
+        await response.prepare(request)
+        await response.write_eof()
+        if download.ranges is None:
+            count(request, download.asset)
+    finally:
+        file.close()
+    return response
+
+
+async def _stream(
+    request: web.Request, storage: Storage, download: Download, part: ByteRange
+) -> web.StreamResponse:
+    chunks = storage.read(download.asset.sha256, part.start, part.end)
+    first = await _first(chunks)  # a missing blob or a store that is down fails before the 200
+    response = _single(request, download, part)
+    await response.prepare(request)
+    if await _write_all(request, response, first, chunks):
+        await response.write_eof()
+        if download.ranges is None:
+            count(request, download.asset)
+    return response
+
+
+async def _first(chunks: AsyncIterator[bytes]) -> bytes:
+    try:
+        return await anext(chunks)
+    except StopAsyncIteration:
+        return b""
+
+
+async def _write_all(
+    request: web.Request, response: web.StreamResponse, first: bytes, chunks: AsyncIterator[bytes]
+) -> bool:
+    """Write what is left; False when the store failed mid-way. The status line is out by then:
+    the connection is closed, and the client sees a body shorter than Content-Length."""
+    try:
+        if first:
+            await response.write(first)
+        async for chunk in chunks:
+            await response.write(chunk)
+    except (BlobMissing, StorageUnavailable) as exc:
+        log.error("download cut short: %s", exc)
+        if request.transport is not None:
+            request.transport.close()
+        return False
+    return True
+
+
+def _boundary() -> str:
+    return os.urandom(12).hex()
+
+
+def _part_header(download: Download, part: ByteRange, boundary: str, first: bool) -> bytes:
+    lead = "" if first else "\r\n"
+    return (
+        f"{lead}--{boundary}\r\n"
+        f"Content-Type: {download.headers['Content-Type']}\r\n"
+        f"Content-Range: {part.content_range(download.asset.size)}\r\n\r\n"
+    ).encode()
+
+
+def _closing(boundary: str) -> bytes:
+    return f"\r\n--{boundary}--\r\n".encode()
+
+
+def _multipart_length(download: Download, ranges: list[ByteRange], boundary: str) -> int:
+    return sum(
+        len(_part_header(download, part, boundary, i == 0)) + part.length
+        for i, part in enumerate(ranges)
+    ) + len(_closing(boundary))
+
+
+async def _multipart(
+    request: web.Request, storage: Storage, download: Download, ranges: list[ByteRange]
+) -> web.StreamResponse:
+    """206 multipart/byteranges (RFC 9110 §14.6): the parts in the order asked, each with its
+    Content-Type and Content-Range; the body starts with the first boundary, as electron-updater's
+    DataSplitter reads it."""
+    boundary = _boundary()
+    sha256 = download.asset.sha256
+    first_chunks = storage.read(sha256, ranges[0].start, ranges[0].end)
+    first = await _first(first_chunks)  # fails before the 206 when the blob is gone
+    response = _response(request, 206, download)
+    response.headers["Content-Type"] = f"multipart/byteranges; boundary={boundary}"
+    response.content_length = _multipart_length(download, ranges, boundary)
+    await response.prepare(request)
+    for i, part in enumerate(ranges):
+        await response.write(_part_header(download, part, boundary, i == 0))
+        if i == 0:
+            chunks, lead = first_chunks, first
+        else:
+            chunks, lead = storage.read(sha256, part.start, part.end), b""
+        if not await _write_all(request, response, lead, chunks):
+            return response
+    await response.write(_closing(boundary))
+    await response.write_eof()
+    return response

@@ -1,0 +1,84 @@
+"""`forge storage migrate --to URL` and `forge storage sweep`: server-side maintenance of the asset
+storage (storage/migrate.py, storage/sweep.py), run where the service's settings are."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from forge_common.config import ConfigError, Settings
+from forge_common.db import create_pool
+
+from . import StorageUnavailable, open_storage, storage_at
+from .migrate import migrate
+from .sweep import sweep
+
+
+def add_storage_commands(commands: Any) -> None:
+    storage = commands.add_parser("storage", help="maintain the asset storage (server side)")
+    actions = storage.add_subparsers(dest="storage_command", required=True)
+    move = actions.add_parser(
+        "migrate",
+        help="copy every blob to another backend (resumable, verified)",
+        description="Copies from the configured storage (STORAGE_URL / STORAGE_PATH) to --to; "
+        "blobs already there are skipped, so it can be run again after an interruption.",
+    )
+    move.add_argument(
+        "--to", required=True, metavar="URL", help="file:///path or s3://bucket/prefix"
+    )
+    move.set_defaults(handler=run_migrate)
+    clean = actions.add_parser(
+        "sweep",
+        help="delete blobs no asset references (safe while the service runs)",
+        description="Uses DATABASE_URL and the configured storage.",
+    )
+    clean.set_defaults(handler=run_sweep)
+
+
+def run_migrate(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    return _run(lambda settings: _migrate(settings, args.to), env)
+
+
+def run_sweep(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    return _run(_sweep, env)
+
+
+def _run(action: Any, env: Mapping[str, str]) -> int:
+    try:
+        result: int = asyncio.run(action(Settings.from_env(env)))
+    except (ConfigError, StorageUnavailable) as exc:
+        print(f"forge: {exc}", file=sys.stderr)
+        return 1
+    return result
+
+
+async def _migrate(settings: Settings, to: str) -> int:
+    source, target = open_storage(settings), storage_at(to, settings)
+    try:
+        report = await migrate(source, target)
+    finally:
+        await source.close()
+        await target.close()
+    size = f"{report.copied_bytes / 2**20:.1f} MiB"
+    print(
+        f"forge: {report.copied} blob(s) copied ({size}), {report.skipped} already at "
+        f"{target.url}, {len(report.failed)} not matching their SHA-256"
+    )
+    for digest in report.failed:
+        print(f"  not copied (bytes do not match the address): {digest}", file=sys.stderr)
+    return 1 if report.failed else 0
+
+
+async def _sweep(settings: Settings) -> int:
+    storage = open_storage(settings)
+    pool = await create_pool(settings.database_url)
+    try:
+        report = await sweep(storage, pool)
+    finally:
+        await pool.close()
+        await storage.close()
+    print(f"forge: {report.checked} blob(s) checked, {report.deleted} unreferenced deleted")
+    return 0
