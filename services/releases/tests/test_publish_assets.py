@@ -21,6 +21,7 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestClient
 from forge_common.config import Settings
+from forge_common.testing.waiting import eventually
 from forge_releases.app import create_app
 from forge_releases.options import Options
 
@@ -438,7 +439,11 @@ async def test_startup_sweeps_temporary_files_abandoned_by_a_crash(
     fresh.write_bytes(b"in progress")
     os.utime(old, (time.time() - 2 * 3600, time.time() - 2 * 3600))
     await aiohttp_client(create_app(settings))
-    assert sorted(p.name for p in incoming.iterdir()) == ["upload-fresh"]
+    # the sweep runs in the background, so the service starts without waiting for it
+    await eventually(
+        lambda: sorted(p.name for p in incoming.iterdir()) == ["upload-fresh"],
+        what="the abandoned temporary file swept, the recent one kept",
+    )
 
 
 async def raw_upload_head(
