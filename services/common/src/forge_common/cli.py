@@ -144,6 +144,8 @@ def main(argv: Sequence[str] | None = None, env: dict[str, str] | None = None) -
             )
         elif args.command == "serve":
             chosen = list(services.values()) if args.service == "all" else [services[args.service]]
+            if args.service != "all":
+                settings.require_set_secrets()
             if settings.auto_migrate:
                 asyncio.run(run_migrations(settings.database_url, services))
             _install_uvloop()

@@ -7,11 +7,10 @@ build configurations directly and nothing reads `os.environ` behind the caller's
 from __future__ import annotations
 
 import platform
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-
-DEV_EVENTS_SECRET = "forge-development-events-secret"  # noqa: S105 - dev default, documented
 
 
 class ConfigError(ValueError):
@@ -25,7 +24,8 @@ class Settings:
     storage_path: Path = Path(".data/storage")
     plugins_file: Path | None = None
     gateway_url: str | None = None
-    events_secret: str = DEV_EVENTS_SECRET
+    # No fixed secret anywhere (DESIGN §5 "No default secrets"): unset, it is random per start.
+    events_secret: str = field(default_factory=lambda: new_secret())
     max_body_bytes: int = 1024 * 1024
     # Seconds a request may take to send its whole body (uploads have their own idle limit):
     # a client that stalls after its headers holds a connection and a task only this long.
@@ -39,6 +39,8 @@ class Settings:
     log_format: str = "json"
     server_os: str = field(default_factory=lambda: go_os_name(platform.system()))
     server_arch: str = field(default_factory=lambda: go_arch_name(platform.machine()))
+    # The secrets the environment did not set, made up for this start (see `process_secret`).
+    generated_secrets: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.app_url.endswith("/"):
@@ -51,13 +53,14 @@ class Settings:
         if not url:
             raise ConfigError("DATABASE_URL is not set")
         plugins = env.get("PLUGINS_FILE")
+        generated: list[str] = []
         return cls(
             database_url=url,
             app_url=env.get("APP_URL", cls.app_url),
             storage_path=Path(env.get("STORAGE_PATH", str(cls.storage_path))),
             plugins_file=Path(plugins) if plugins else None,
             gateway_url=env.get("GATEWAY_URL") or None,
-            events_secret=env.get("EVENTS_SECRET", DEV_EVENTS_SECRET),
+            events_secret=process_secret(env, "EVENTS_SECRET", generated),
             max_body_bytes=_int(env, "MAX_BODY_BYTES", cls.max_body_bytes),
             body_read_timeout=_seconds(env, "BODY_READ_TIMEOUT", cls.body_read_timeout),
             max_upload_bytes=_int(env, "MAX_UPLOAD_BYTES", cls.max_upload_bytes),
@@ -65,7 +68,36 @@ class Settings:
             auto_migrate=_bool(env, "AUTO_MIGRATE", cls.auto_migrate),
             log_level=env.get("LOG_LEVEL", cls.log_level).upper(),
             log_format=env.get("LOG_FORMAT", cls.log_format),
+            generated_secrets=tuple(generated),
         )
+
+    def require_set_secrets(self) -> None:
+        """A service started alone shares its secrets with other processes, so a secret made up
+        for this start would match nobody's: refuse to start, naming what is missing."""
+        if self.generated_secrets:
+            names = " and ".join(self.generated_secrets)
+            raise ConfigError(
+                f"{names} must be set to start a service alone: every process that shares it "
+                "needs the same value (only `forge serve --all` and `forge dev` make one per start)"
+            )
+
+
+# --- Secrets: never a fixed default (DESIGN §5 "No default secrets") ---
+
+
+def new_secret() -> str:
+    """A random secret for one start (`serve --all`, `forge dev`, a Settings built in code)."""
+    return secrets.token_urlsafe(32)
+
+
+def process_secret(env: Mapping[str, str], name: str, generated: list[str]) -> str:
+    """The secret the environment sets (empty counts as unset: a known value is no secret), else a
+    random one for this start, whose variable is appended to `generated`."""
+    value = env.get(name, "")
+    if value:
+        return value
+    generated.append(name)
+    return new_secret()
 
 
 def go_os_name(system: str) -> str:
