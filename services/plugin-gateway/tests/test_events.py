@@ -395,6 +395,27 @@ async def test_concurrency_cap_per_plugin_isolates_a_slow_plugin(
     assert slow.max_events_in_flight == 2
 
 
+async def test_max_in_flight_in_the_plugins_file_sets_one_plugins_cap(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    """docs/plugins.md "The plugins file": `max_in_flight` overrides the gateway's default for
+    that plugin only."""
+    narrow = helpers.FakePlugin("narrow", events=["release.published"])
+    wide = helpers.FakePlugin("wide", events=["release.published"])
+    for fake in (narrow, wide):
+        fake.event_delay = 0.2
+        await fakes(fake)
+    options = replace(helpers.FAST, delivery=replace(helpers.FAST.delivery, concurrency=3))
+    client = await fresh(
+        [helpers.entry(narrow, max_in_flight=1), helpers.entry(wide, max_in_flight=6)], options
+    )
+    await post_events(client, [envelope() for _ in range(6)])
+    await helpers.eventually(lambda: wide.calls["OnEvent"] == 6, within=3)
+    await helpers.eventually(lambda: narrow.calls["OnEvent"] == 6, within=5)
+    assert narrow.max_events_in_flight == 1
+    assert wide.max_events_in_flight > 3  # above the gateway's default of 3 here
+
+
 async def test_notify_wakes_the_worker_and_its_listen_connection_comes_back(
     fresh: Any, fakes: Any, helpers: Any, db: Any
 ) -> None:
