@@ -395,6 +395,23 @@ async def test_concurrency_cap_per_plugin_isolates_a_slow_plugin(
     assert slow.max_events_in_flight == 2
 
 
+async def test_a_plugin_back_from_an_outage_gets_its_backlog_without_waiting_for_a_poll(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    """Polling every 30 s: only the plugin's return (ready again) can wake the worker in time."""
+    fake = await fakes(helpers.FakePlugin("nap", events=["release.published"]))
+    slow_polling = replace(helpers.FAST.delivery, poll_interval=30)
+    client = await fresh([helpers.entry(fake)], replace(helpers.FAST, delivery=slow_polling))
+    port = fake.port
+    await fake.stop(0)
+    plugin = client.app[DELIVERY_WORKER].manager.get("nap")
+    await helpers.eventually(lambda: plugin.state == "down", what="plugin marked down")
+    await post_events(client, [envelope(), envelope()])  # NOTIFY wakes it; the plugin is down
+    await asyncio.sleep(0.3)
+    back = await fakes(helpers.FakePlugin("nap", events=["release.published"]), port)
+    await helpers.eventually(lambda: back.calls["OnEvent"] == 2, within=3, what="the backlog")
+
+
 async def test_max_in_flight_in_the_plugins_file_sets_one_plugins_cap(
     fresh: Any, fakes: Any, helpers: Any, db: Any
 ) -> None:

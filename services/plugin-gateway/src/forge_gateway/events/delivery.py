@@ -102,6 +102,8 @@ class DeliveryWorker:
         self.pool: asyncpg.Pool
         self._notifications: Notifications | None = None
         self._subscription: Subscription | None = None
+        for plugin in manager:  # a plugin back from an outage gets its backlog at once
+            plugin.on_ready.append(self.wake)
 
     async def start(self, pool: asyncpg.Pool, notifications: Notifications | None = None) -> None:
         """Start claiming from `pool`; with `notifications`, NOTIFY wakes the worker too."""
