@@ -43,7 +43,7 @@ deploy-check: install $(VENV)/.deploy-validators ## Validate the Dockerfile, com
 	$(BIN)/check-jsonschema --builtin-schema vendor.compose-spec compose.yaml
 	@if command -v docker-compose >/dev/null 2>&1; then \
 		echo "docker-compose -f compose.yaml config -q"; \
-		docker-compose -f compose.yaml config -q; \
+		EVENTS_SECRET=deploy-check docker-compose -f compose.yaml config -q; \
 	else echo "deploy-check: docker-compose absent (make deploy-tools); skipped 'config -q'"; fi
 	@$(PY) deploy/nginx/render.py --k8s | diff -u deploy/k8s/nginx/forge.conf - \
 		|| { echo "deploy-check: deploy/k8s/nginx/forge.conf is stale: make deploy-render" >&2; exit 1; }
@@ -83,6 +83,8 @@ deploy-check: install $(VENV)/.deploy-validators ## Validate the Dockerfile, com
 
 # update keys: the releases service refuses to start without URL_SIGNING_SECRET; one per start
 up: export URL_SIGNING_SECRET ?= $(shell python3 -c 'import secrets; print(secrets.token_hex(32))')
+# compose.yaml has no fixed EVENTS_SECRET (DESIGN §5): unset, `make up` makes one for this start.
+up: export EVENTS_SECRET := $(or $(EVENTS_SECRET),$(shell od -An -N24 -tx1 /dev/urandom | tr -d ' \n'))
 up: ## docker compose up --build: nginx, three services, PostgreSQL, the example plugin on :8080
 	@if docker compose version >/dev/null 2>&1; then docker compose up --build; \
 	elif command -v docker-compose >/dev/null 2>&1 && docker info >/dev/null 2>&1; then \

@@ -188,9 +188,11 @@ def e2e_database(
 def stack(
     e2e_database: str, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
 ) -> Iterator[Stack]:
-    """The running system for a test module, with the module's `WORLD` loaded."""
+    """The running system for a test module, with the module's `WORLD` loaded and its `STACK_ENV`
+    (if any) added to the services' environment."""
     world = request.module.WORLD
-    yield from start_stack(e2e_database, world, tmp_path_factory.mktemp("e2e"))
+    extra = getattr(request.module, "STACK_ENV", None)
+    yield from start_stack(e2e_database, world, tmp_path_factory.mktemp("e2e"), extra)
 
 
 @contextlib.contextmanager
@@ -233,8 +235,14 @@ def lone_proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         yield Stack(f"http://127.0.0.1:{port}/", port, dead, [process])
 
 
-def start_stack(database_url: str, world: Mapping[str, Any], workdir: Path) -> Iterator[Stack]:
-    """Load `world`, start the plugin, the three services and nginx; yield; stop them all."""
+def start_stack(
+    database_url: str,
+    world: Mapping[str, Any],
+    workdir: Path,
+    extra_env: Mapping[str, str] | None = None,
+) -> Iterator[Stack]:
+    """Load `world`, start the plugin, the three services and nginx; yield; stop them all.
+    `extra_env` adds to or overrides the services' environment (e.g. BODY_READ_TIMEOUT)."""
     if find_nginx() is None:
         pytest.skip("nginx is not installed (make deploy-tools installs it as root)")
     logs = workdir / "logs"
@@ -260,6 +268,7 @@ def start_stack(database_url: str, world: Mapping[str, Any], workdir: Path) -> I
         "LOG_FORMAT": "text",
         "LOG_LEVEL": "WARNING",
         "PYTHONUNBUFFERED": "1",
+        **(extra_env or {}),
     }
     world_file = workdir / "world.json"
     world_file.write_text(json.dumps(world))

@@ -13,6 +13,7 @@ Every event id must reach the plugin (lost = 0), or the benchmark fails.
     .venv/bin/python bench/events/bench.py            # full run (~1-2 min)
     .venv/bin/python bench/events/bench.py --smoke    # ~2 s of each phase, small counts
     .venv/bin/python bench/events/bench.py --profile  # also pg_stat_statements' top statements
+    .venv/bin/python bench/events/bench.py --max-in-flight 32  # the plugin's cap (PLUGINS_FILE)
 """
 
 from __future__ import annotations
@@ -276,6 +277,9 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, help="length of the rate phases")
     parser.add_argument("--backlog", type=int, help="events of the drain phase")
     parser.add_argument("--profile", action="store_true", help="report pg_stat_statements")
+    parser.add_argument(
+        "--max-in-flight", type=int, help="the plugin's max_in_flight (default: the gateway's)"
+    )
     args = parse_args(parser, FULL, SMOKE)
     report = Report("bench-events", args.smoke)
     with workspace("forge-bench-events-") as (folder, default_url), contextlib.ExitStack() as stack:
@@ -297,7 +301,9 @@ def run(
     # in this process's event loop, started after the gateway, which joins it when it is up.
     port = free_port()
     plugins = folder / "plugins.json"
-    entry = {"name": "recorder", "address": f"127.0.0.1:{port}"}
+    entry: dict[str, Any] = {"name": "recorder", "address": f"127.0.0.1:{port}"}
+    if args.max_in_flight:
+        entry["max_in_flight"] = args.max_in_flight
     plugins.write_text(json.dumps({"plugins": [entry]}))
     env = {"EVENTS_SECRET": SECRET, "PLUGINS_FILE": str(plugins)}
     gateway, gateway_url = stack.enter_context(service("gateway", database_url, folder / "s1", env))

@@ -5,33 +5,37 @@ from __future__ import annotations
 
 import pytest
 from forge_common.cli import main
-from forge_common.config import ConfigError, Settings, with_url_signing_secret
+from forge_common.config import ConfigError, Settings
 
 URL = "postgresql://unused/db"
 
 
 def test_the_configured_secret_is_kept() -> None:
     settings = Settings.from_env({"DATABASE_URL": URL, "URL_SIGNING_SECRET": "s3cret"})
-    assert (
-        with_url_signing_secret(settings, standalone_releases=True).url_signing_secret == "s3cret"
-    )
+    assert settings.url_signing_secret == "s3cret"
+    settings.require_set_secrets(["URL_SIGNING_SECRET"])  # set: nothing to refuse
 
 
 def test_no_default_secret_and_a_random_one_per_start_for_serve_all() -> None:
-    settings = Settings.from_env({"DATABASE_URL": URL})
-    assert settings.url_signing_secret == ""
-    first = with_url_signing_secret(settings, standalone_releases=False).url_signing_secret
-    second = with_url_signing_secret(settings, standalone_releases=False).url_signing_secret
+    first = Settings.from_env({"DATABASE_URL": URL}).url_signing_secret
+    second = Settings.from_env({"DATABASE_URL": URL}).url_signing_secret
     assert len(first) >= 32 and first != second
 
 
 def test_releases_alone_refuses_to_start_without_a_secret(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    settings = Settings.from_env({"DATABASE_URL": URL, "EVENTS_SECRET": "e"})
     with pytest.raises(ConfigError, match="URL_SIGNING_SECRET"):
-        with_url_signing_secret(Settings(database_url=URL), standalone_releases=True)
-    assert main(["serve", "--service", "releases"], {"DATABASE_URL": URL}) == 1
-    assert "URL_SIGNING_SECRET is not set" in capsys.readouterr().err
+        settings.require_set_secrets(["EVENTS_SECRET", "URL_SIGNING_SECRET"])
+    env = {"DATABASE_URL": URL, "EVENTS_SECRET": "e"}
+    assert main(["serve", "--service", "releases"], env) == 1
+    assert "URL_SIGNING_SECRET must be set" in capsys.readouterr().err
+
+
+def test_other_services_alone_do_not_need_the_url_signing_secret() -> None:
+    settings = Settings.from_env({"DATABASE_URL": URL, "EVENTS_SECRET": "e"})
+    settings.require_set_secrets(["EVENTS_SECRET"])  # orgs, gateway: no URL signing
 
 
 def test_signed_url_lifetime_is_configurable() -> None:

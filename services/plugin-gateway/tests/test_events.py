@@ -395,6 +395,44 @@ async def test_concurrency_cap_per_plugin_isolates_a_slow_plugin(
     assert slow.max_events_in_flight == 2
 
 
+async def test_a_plugin_back_from_an_outage_gets_its_backlog_without_waiting_for_a_poll(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    """Polling every 30 s: only the plugin's return (ready again) can wake the worker in time."""
+    fake = await fakes(helpers.FakePlugin("nap", events=["release.published"]))
+    slow_polling = replace(helpers.FAST.delivery, poll_interval=30)
+    client = await fresh([helpers.entry(fake)], replace(helpers.FAST, delivery=slow_polling))
+    port = fake.port
+    await fake.stop(0)
+    plugin = client.app[DELIVERY_WORKER].manager.get("nap")
+    await helpers.eventually(lambda: plugin.state == "down", what="plugin marked down")
+    await post_events(client, [envelope(), envelope()])  # NOTIFY wakes it; the plugin is down
+    await asyncio.sleep(0.3)
+    back = await fakes(helpers.FakePlugin("nap", events=["release.published"]), port)
+    await helpers.eventually(lambda: back.calls["OnEvent"] == 2, within=3, what="the backlog")
+
+
+async def test_max_in_flight_in_the_plugins_file_sets_one_plugins_cap(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    """docs/plugins.md "The plugins file": `max_in_flight` overrides the gateway's default for
+    that plugin only."""
+    narrow = helpers.FakePlugin("narrow", events=["release.published"])
+    wide = helpers.FakePlugin("wide", events=["release.published"])
+    for fake in (narrow, wide):
+        fake.event_delay = 0.2
+        await fakes(fake)
+    options = replace(helpers.FAST, delivery=replace(helpers.FAST.delivery, concurrency=3))
+    client = await fresh(
+        [helpers.entry(narrow, max_in_flight=1), helpers.entry(wide, max_in_flight=6)], options
+    )
+    await post_events(client, [envelope() for _ in range(6)])
+    await helpers.eventually(lambda: wide.calls["OnEvent"] == 6, within=3)
+    await helpers.eventually(lambda: narrow.calls["OnEvent"] == 6, within=5)
+    assert narrow.max_events_in_flight == 1
+    assert wide.max_events_in_flight > 3  # above the gateway's default of 3 here
+
+
 async def test_notify_wakes_the_worker_and_its_listen_connection_comes_back(
     fresh: Any, fakes: Any, helpers: Any, db: Any
 ) -> None:

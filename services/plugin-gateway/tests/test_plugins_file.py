@@ -51,6 +51,7 @@ def test_valid_json_file_with_every_field(tmp_path: Path) -> None:
                         "server_name": "plugin.example",
                     },
                     "timeouts": {"HandleHTTP": 12, "on_event": 2.5},
+                    "max_in_flight": 32,
                 },
                 {"name": "local", "address": "unix:/run/forge/local.sock"},
                 {"name": "v6", "address": "[::1]:7000"},
@@ -60,6 +61,7 @@ def test_valid_json_file_with_every_field(tmp_path: Path) -> None:
     notify, secure, local, v6 = load_plugins_file(path)
     assert notify.config == {"k": "v", "n": "3", "on": "true"}
     assert notify.enabled and notify.tls is None and notify.timeouts == Timeouts()
+    assert notify.max_in_flight is None and secure.max_in_flight == 32  # None: the default
     assert not secure.enabled
     assert secure.tls is not None and (secure.tls.ca, secure.tls.cert, secure.tls.key) == (
         b"CA",
@@ -109,6 +111,9 @@ def test_every_problem_is_reported_naming_the_entry(tmp_path: Path) -> None:
                 {"name": "OK", "address": "127.0.0.1:3"},
                 {"name": "extra", "address": "a:1", "colour": "red"},
                 "not an object",
+                {"name": "cap0", "address": "a:1", "max_in_flight": 0},
+                {"name": "capf", "address": "a:1", "max_in_flight": 2.5},
+                {"name": "capbig", "address": "a:1", "max_in_flight": 257},
             ]
         },
     )
@@ -127,6 +132,9 @@ def test_every_problem_is_reported_naming_the_entry(tmp_path: Path) -> None:
         "plugins[9] (OK).name: duplicate plugin name 'OK' (also plugins[0] (ok))",
         "plugins[10] (extra): unknown key 'colour'",
         "plugins[11]: must be an object",
+        "plugins[12] (cap0).max_in_flight: must be a whole number from 1 to 256 (got 0)",
+        "plugins[13] (capf).max_in_flight: must be a whole number from 1 to 256 (got 2.5)",
+        "plugins[14] (capbig).max_in_flight: must be a whole number from 1 to 256 (got 257)",
     ]
     for start in expected:
         assert any(p.startswith(start) for p in found), (start, found)

@@ -17,7 +17,7 @@ from typing import Any
 
 from . import logs
 from .app import create_app
-from .config import ConfigError, Settings, with_url_signing_secret
+from .config import ConfigError, Settings
 from .db import connect
 from .embedded_pg import EmbeddedPostgres, EmbeddedPostgresError
 from .migrations import MigrationError, migrate
@@ -98,8 +98,6 @@ def serve(settings: Settings, services: Sequence[Service], host: str, port: int)
         local = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
         local = f"[{local}]" if ":" in local else local
         settings = dataclasses.replace(settings, gateway_url=f"http://{local}:{port}/")
-    names = {s.name for s in services}
-    settings = with_url_signing_secret(settings, standalone_releases=names == {"releases"})
     app = create_app(settings, services)
 
     def started() -> None:
@@ -146,6 +144,8 @@ def main(argv: Sequence[str] | None = None, env: dict[str, str] | None = None) -
             )
         elif args.command == "serve":
             chosen = list(services.values()) if args.service == "all" else [services[args.service]]
+            if args.service != "all":
+                settings.require_set_secrets(chosen[0].secrets)
             if settings.auto_migrate:
                 asyncio.run(run_migrations(settings.database_url, services))
             _install_uvloop()

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import platform
 import secrets
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-
-DEV_EVENTS_SECRET = "forge-development-events-secret"  # noqa: S105 - dev default, documented
 
 
 class ConfigError(ValueError):
@@ -58,7 +56,8 @@ class Settings:
     s3: S3Settings = field(default_factory=S3Settings)
     plugins_file: Path | None = None
     gateway_url: str | None = None
-    events_secret: str = DEV_EVENTS_SECRET
+    # No fixed secret anywhere (DESIGN §5 "No default secrets"): unset, it is random per start.
+    events_secret: str = field(default_factory=lambda: new_secret())
     max_body_bytes: int = 1024 * 1024
     # Seconds a request may take to send its whole body (uploads have their own idle limit):
     # a client that stalls after its headers holds a connection and a task only this long.
@@ -73,9 +72,11 @@ class Settings:
     server_os: str = field(default_factory=lambda: go_os_name(platform.system()))
     server_arch: str = field(default_factory=lambda: go_arch_name(platform.machine()))
     # Signed download URLs handed out to update-key requests (docs/access.md "Update keys"):
-    # the HMAC secret has no default; `forge` fills a random one for serve --all and dev.
-    url_signing_secret: str = ""
+    # the HMAC secret: like EVENTS_SECRET, never a fixed default (random per start when unset).
+    url_signing_secret: str = field(default_factory=lambda: new_secret())
     signed_url_seconds: float = 3600.0
+    # The secrets the environment did not set, made up for this start (see `process_secret`).
+    generated_secrets: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.app_url.endswith("/"):
@@ -91,6 +92,7 @@ class Settings:
         if not url:
             raise ConfigError("DATABASE_URL is not set")
         plugins = env.get("PLUGINS_FILE")
+        generated: list[str] = []
         return cls(
             database_url=url,
             app_url=env.get("APP_URL", cls.app_url),
@@ -104,7 +106,7 @@ class Settings:
             s3=S3Settings.from_env(env),
             plugins_file=Path(plugins) if plugins else None,
             gateway_url=env.get("GATEWAY_URL") or None,
-            events_secret=env.get("EVENTS_SECRET", DEV_EVENTS_SECRET),
+            events_secret=process_secret(env, "EVENTS_SECRET", generated),
             max_body_bytes=_int(env, "MAX_BODY_BYTES", cls.max_body_bytes),
             body_read_timeout=_seconds(env, "BODY_READ_TIMEOUT", cls.body_read_timeout),
             max_upload_bytes=_int(env, "MAX_UPLOAD_BYTES", cls.max_upload_bytes),
@@ -112,22 +114,39 @@ class Settings:
             auto_migrate=_bool(env, "AUTO_MIGRATE", cls.auto_migrate),
             log_level=env.get("LOG_LEVEL", cls.log_level).upper(),
             log_format=env.get("LOG_FORMAT", cls.log_format),
-            url_signing_secret=env.get("URL_SIGNING_SECRET", ""),
+            url_signing_secret=process_secret(env, "URL_SIGNING_SECRET", generated),
             signed_url_seconds=_seconds(env, "SIGNED_URL_SECONDS", cls.signed_url_seconds),
+            generated_secrets=tuple(generated),
         )
 
+    def require_set_secrets(self, needed: Collection[str]) -> None:
+        """A service started alone shares its secrets (`needed`) with other processes, so a secret
+        made up for this start would match nobody's: refuse to start, naming what is missing."""
+        missing = [name for name in self.generated_secrets if name in needed]
+        if missing:
+            names = " and ".join(missing)
+            raise ConfigError(
+                f"{names} must be set to start a service alone: every process that shares it "
+                "needs the same value (only `forge serve --all` and `forge dev` make one per start)"
+            )
 
-# --- update keys: the URL signing secret (docs/access.md "Update keys") ---
-def with_url_signing_secret(settings: Settings, *, standalone_releases: bool) -> Settings:
-    """Settings with a URL signing secret: the configured one; a random one per start when the
-    releases service runs in one process with the others (`serve --all`, `dev`: nothing else
-    checks its signatures); a releases service started alone (replicas behind a balancer must
-    share it) refuses to start without one."""
-    if settings.url_signing_secret:
-        return settings
-    if standalone_releases:
-        raise ConfigError("URL_SIGNING_SECRET is not set (the releases service needs one)")
-    return replace(settings, url_signing_secret=secrets.token_urlsafe(32))
+
+# --- Secrets: never a fixed default (DESIGN §5 "No default secrets") ---
+
+
+def new_secret() -> str:
+    """A random secret for one start (`serve --all`, `forge dev`, a Settings built in code)."""
+    return secrets.token_urlsafe(32)
+
+
+def process_secret(env: Mapping[str, str], name: str, generated: list[str]) -> str:
+    """The secret the environment sets (empty counts as unset: a known value is no secret), else a
+    random one for this start, whose variable is appended to `generated`."""
+    value = env.get(name, "")
+    if value:
+        return value
+    generated.append(name)
+    return new_secret()
 
 
 def go_os_name(system: str) -> str:

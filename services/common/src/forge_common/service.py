@@ -44,6 +44,9 @@ class Service:
     load_world: Load | None = None
     # Adds the service's own `forge` subcommands; each sets `handler(args, env) -> exit code`.
     add_commands: Callable[[Any], None] | None = None
+    # The secrets it shares with other processes: started alone, it refuses to run on one made up
+    # for this start (Settings.require_set_secrets). Every service signs or checks events.
+    secrets: tuple[str, ...] = ("EVENTS_SECRET",)
 
     def migrations(self) -> list[Migration]:
         if self.schema is None or self.migrations_package is None:

@@ -32,7 +32,11 @@ class DeliveryOptions:
     "Delivery")."""
 
     poll_interval: float = 1.0  # LISTEN/NOTIFY wakes workers sooner; this is the fallback
-    concurrency: int = 4  # OnEvent calls in flight per plugin: a slow plugin only fills its own
+    # OnEvent calls in flight per plugin unless its PLUGINS_FILE entry sets `max_in_flight`: a
+    # slow plugin only fills its own. 16, not 4: with 4 one gateway delivered ~1,250 events/s to a
+    # quick plugin, with 16 ~2,000/s (bench/events, bench/RESULTS.md); a gRPC channel multiplexes
+    # them, and a plugin that wants fewer says so in the file.
+    concurrency: int = 16
     # Seconds before attempt 2, 3, ...: seconds, then minutes, then hours; the last one repeats.
     retry_schedule: tuple[float, ...] = (5, 30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600)
     max_attempts: int = 12  # then the delivery is a dead letter
@@ -62,7 +66,9 @@ class Options:
     retry_max: float = 30.0
     # gRPC's own reconnect backoff; its default maximum of 120 s would delay a plugin's return.
     reconnect_initial: float = 0.2
-    reconnect_max: float = 1.0
+    # 0.5 s, not 1: a plugin back from a restart must be re-initialized within 2 s (issue 15), and
+    # a reconnect attempt (one TCP connect) every half second costs a stopped plugin nothing.
+    reconnect_max: float = 0.5
     # How long start-up waits for plugins' first Initialize before serving anyway.
     startup_wait: float = 5.0
     # gRPC's 4 MiB default breaks large bodies; both directions are raised to this.

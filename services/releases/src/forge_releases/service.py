@@ -51,4 +51,6 @@ SERVICE = Service(
     validate_world=world.validate,
     load_world=world.load,
     add_commands=add_commands,
+    # replicas check each other's signed download URLs (docs/access.md "Update keys")
+    secrets=("EVENTS_SECRET", "URL_SIGNING_SECRET"),
 )

@@ -29,6 +29,8 @@ def start_forge_service(
         "STORAGE_PATH": str(storage),
         "LOG_LEVEL": "WARNING",
         "URL_SIGNING_SECRET": secrets.token_urlsafe(32),  # releases refuses to start without
+        # a service started alone refuses to start without one (docs/cli-and-world.md)
+        "EVENTS_SECRET": secrets.token_urlsafe(16),
         **(extra_env or {}),
     }
     forge = Path(sys.executable).parent / "forge"

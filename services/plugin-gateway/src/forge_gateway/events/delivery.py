@@ -3,7 +3,8 @@
 Each gateway process runs one `DeliveryWorker`. For each plugin that can take calls (ready,
 circuit closed) it claims due deliveries in one statement, as many as the plugin's free slots
 plus about a second of its recent throughput (at most `claim_batch`), keeps them in a queue of
-that plugin's own, and starts OnEvent calls from it up to the plugin's cap, so a slow plugin
+that plugin's own, and starts OnEvent calls from it up to the plugin's cap (`max_in_flight` in
+PLUGINS_FILE, else `DeliveryOptions.concurrency`), so a slow plugin
 fills only its own slots. Calls run outside any transaction with `x-event-id`, `x-delivery-id` and
 `x-attempt` metadata; their outcomes (and attempts) are recorded together, one statement for
 whatever finished meanwhile. Leases are short and renewed by a heartbeat while held, so a killed
@@ -101,6 +102,8 @@ class DeliveryWorker:
         self.pool: asyncpg.Pool
         self._notifications: Notifications | None = None
         self._subscription: Subscription | None = None
+        for plugin in manager:  # a plugin back from an outage gets its backlog at once
+            plugin.on_ready.append(self.wake)
 
     async def start(self, pool: asyncpg.Pool, notifications: Notifications | None = None) -> None:
         """Start claiming from `pool`; with `notifications`, NOTIFY wakes the worker too."""
@@ -180,7 +183,8 @@ class DeliveryWorker:
                     queue.clear()
                     await store.hand_back(self.pool, self.owner, held)
                 continue
-            free = self.options.concurrency - self.in_flight[plugin.name]
+            cap = self.cap(plugin)
+            free = cap - self.in_flight[plugin.name]
             if free <= 0:
                 continue
             ahead = int(self._throughput.per_second(plugin.name) * self.options.prefetch_seconds)
@@ -193,10 +197,15 @@ class DeliveryWorker:
                     queue.extend(
                         await store.claim(self.pool, plugin.name, limit, self.owner, lease, held)
                     )
-            while queue and self.in_flight[plugin.name] < self.options.concurrency:
+            while queue and self.in_flight[plugin.name] < cap:
                 self._start(plugin, queue.popleft())
                 started += 1
         return started
+
+    def cap(self, plugin: ManagedPlugin) -> int:
+        """OnEvent calls in flight at once to `plugin`: its PLUGINS_FILE `max_in_flight`, else
+        the gateway's default."""
+        return plugin.config.max_in_flight or self.options.concurrency
 
     def _start(self, plugin: ManagedPlugin, delivery: Claimed) -> None:
         self.in_flight[plugin.name] += 1

@@ -6,7 +6,7 @@
     {"plugins": [{"name": "notify", "address": "127.0.0.1:50051", "config": {"k": "v"},
                   "enabled": true,
                   "tls": {"ca": "ca.pem", "cert": "client.pem", "key": "client.key"},
-                  "timeouts": {"HandleHTTP": 10, "on_event": 5}}]}
+                  "timeouts": {"HandleHTTP": 10, "on_event": 5}, "max_in_flight": 16}]}
 
 Every problem in the file is reported at once, each line naming the entry (`plugins[1] (notify).
 address: ...`), and the gateway does not start with a bad file.
@@ -27,6 +27,7 @@ from forge_common.config import ConfigError
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _HOST_PORT = re.compile(r"^(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(?P<port>[0-9]{1,5})$")
 MAX_TIMEOUT_SECONDS = 300.0
+MAX_IN_FLIGHT = 256  # OnEvent calls at once to one plugin: beyond this a plugin is not "one"
 
 
 class PluginsFileError(ConfigError):
@@ -88,6 +89,9 @@ class PluginConfig:
     enabled: bool = True
     tls: TlsConfig | None = None
     timeouts: Timeouts = field(default_factory=Timeouts)
+    # OnEvent calls in flight at once to this plugin; None is the gateway's default
+    # (DeliveryOptions.concurrency). docs/plugins.md "The plugins file".
+    max_in_flight: int | None = None
 
 
 def load_plugins_file(path: Path) -> list[PluginConfig]:
@@ -149,7 +153,7 @@ def parse_plugins(
     return plugins
 
 
-_ENTRY_KEYS = {"name", "address", "config", "enabled", "tls", "timeouts"}
+_ENTRY_KEYS = {"name", "address", "config", "enabled", "tls", "timeouts", "max_in_flight"}
 
 
 def _parse_entry(
@@ -171,10 +175,23 @@ def _parse_entry(
         problems.append(f"{where}.enabled: must be true or false")
     tls = _tls(entry.get("tls"), where, base, problems)
     timeouts = _timeouts(entry.get("timeouts"), where, problems)
+    max_in_flight = _max_in_flight(entry.get("max_in_flight"), where, problems)
     if len(problems) > before:
         return None
     assert isinstance(name, str) and isinstance(enabled, bool)
-    return PluginConfig(name, address, config, enabled, tls, timeouts)
+    return PluginConfig(name, address, config, enabled, tls, timeouts, max_in_flight)
+
+
+def _max_in_flight(value: Any, where: str, problems: list[str]) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_IN_FLIGHT:
+        problems.append(
+            f"{where}.max_in_flight: must be a whole number from 1 to {MAX_IN_FLIGHT} "
+            f"(got {value!r})"
+        )
+        return None
+    return value
 
 
 def _address(value: Any, where: str, problems: list[str]) -> str:

@@ -71,6 +71,9 @@ class ManagedPlugin:
         self._next_join_at = 0.0
         self._client: PluginClient | None = None
         self._wake = asyncio.Event()
+        # Called when the plugin becomes ready (joined or re-joined): the delivery worker claims
+        # its waiting deliveries at once instead of at its next poll.
+        self.on_ready: list[Callable[[], None]] = []
 
     @property
     def name(self) -> str:
@@ -281,6 +284,10 @@ class ManagedPlugin:
                 f": {problem}" if problem else "",
                 extra={"plugin": self.name, "plugin_state": str(state)},
             )
+        became_ready = state is PluginState.READY and self._state is not PluginState.READY
         self._state = state
         self._error = problem
         self.first_attempt.set()  # any verdict ends the first attempt
+        if became_ready:
+            for listener in self.on_ready:
+                listener()
