@@ -19,6 +19,7 @@ from typing import TextIO
 
 import aiohttp
 
+from .arch_warnings import arch_warnings
 from .client import TIMEOUT, Publisher, PublishError, Request
 
 DEFAULT_URL = "http://localhost:8080/"  # where `make run` serves
@@ -71,6 +72,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     """The handler of `forge release publish`: exit status."""
     try:
         req = _request(args, env)
+        for line in arch_warnings([path.name for path in req.files]):
+            print(f"forge: {line}", file=sys.stderr)
         asyncio.run(_publish(req, sys.stdout, sys.stderr))
     except PublishError as exc:
         print(f"forge: {exc}", file=sys.stderr)
