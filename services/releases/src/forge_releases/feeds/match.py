@@ -138,3 +138,17 @@ def ranked(assets: Iterable[T], platform: str, arch: str, kinds: Sequence[str]) 
 def best(assets: Iterable[T], platform: str, arch: str, kinds: Sequence[str]) -> T | None:
     found = ranked(assets, platform, arch, kinds)
     return found[0] if found else None
+
+
+def of_platform(assets: Iterable[T], platform: str, kinds: Sequence[str]) -> list[T]:
+    """Every asset of `platform` (by its tokens or extension; a name that says no platform fits
+    any) ending in one of `kinds`, by kind then attachment order: for feeds that list every
+    architecture and let the client choose (electron-updater's latest-mac.yml)."""
+    scored: list[tuple[int, int, T]] = []
+    for position, asset in enumerate(assets):
+        lowered = asset.name.lower()
+        kind = next((i for i, k in enumerate(kinds) if lowered.endswith(k)), None)
+        if kind is not None and facts(asset.name).platform in (None, platform):
+            scored.append((kind, position, asset))
+    scored.sort(key=lambda item: item[:2])
+    return [item[2] for item in scored]

@@ -17,7 +17,7 @@ CANDIDATE_LIMIT = 50  # docs/http.md Limits: releases examined by the update che
 _RELEASE_COLUMNS = "id, repo_id, tag, target, title, note, draft, prerelease, created_at"
 _ASSET_COLUMNS = (
     "id, release_id, name, size, content_type, sha256, uuid::text AS uuid, download_count, "
-    "created_at"
+    "created_at, sha1, sha512"
 )
 _ORDER = "ORDER BY created_at DESC, id DESC"
 
