@@ -1,0 +1,205 @@
+"""Real update clients against the running system (nginx → releases): electron-updater and
+update-electron-app from npm run in Node (tests-e2e/clients/updaters, installed from its lock file
+by `make clients-tools`, or here once when missing); Squirrel's RELEASES and Squirrel.Mac's JSON
+checked with the clients' own rules (docs: shared reference clients.md)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import pytest
+
+if TYPE_CHECKING:
+    from conftest import Stack
+
+pytestmark = pytest.mark.e2e
+
+CLIENTS = Path(__file__).parent / "updaters"
+FEEDS = "api/v2/repos/alice/desk/releases/feeds"
+
+
+def content(name: str) -> str:
+    return f"the bytes of {name} " * 40
+
+
+def release(tag: str, day: int, names: list[str], **flags: Any) -> dict[str, Any]:
+    return {
+        "tag": tag,
+        "note": f"What is new in {tag}",
+        "created_at": f"2026-02-{day:02d}T08:30:00Z",
+        "assets": [{"name": n, "content": content(n)} for n in names],
+        **flags,
+    }
+
+
+WORLD = {
+    "users": [{"name": "alice", "tokens": ["alice-clients-token"]}],
+    "repos": [
+        {
+            "owner": "alice",
+            "name": "desk",
+            "releases": [
+                release(
+                    "v1.0.0",
+                    1,
+                    [
+                        "Desk-1.0.0.AppImage",
+                        "Desk-1.0.0-arm64-mac.zip",
+                        "Desk-x64-1.0.0-full.nupkg",
+                        "Desk-ia32-1.0.0-full.nupkg",
+                    ],
+                ),
+                release(
+                    "v1.1.0",
+                    2,
+                    [
+                        "Desk-1.1.0.AppImage",
+                        "Desk-1.1.0-mac.zip",
+                        "Desk-1.1.0-arm64-mac.zip",
+                        "Desk-x64-1.1.0-full.nupkg",
+                        "Desk-x64-1.1.0-delta.nupkg",
+                        "Desk-ia32-1.1.0-full.nupkg",
+                        "Desk-ia32-1.1.0-delta.nupkg",
+                    ],
+                ),
+            ],
+        }
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def node() -> str:
+    found = shutil.which("node")
+    if found is None or shutil.which("npm") is None:
+        pytest.skip("Node.js is not installed")
+    if not (CLIENTS / "node_modules" / ".package-lock.json").is_file():
+        # what `make clients-tools` does; here so the module also runs on its own
+        subprocess.run(
+            ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=CLIENTS,
+            check=True,
+            timeout=300,
+        )
+    return found
+
+
+def run_node(node: str, script: str, *args: str) -> Any:
+    done = subprocess.run(
+        [node, script, *args], cwd=CLIENTS, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def local_path(stack: Stack, url: str) -> str:
+    """The path of an absolute URL our server handed out (it starts with APP_URL)."""
+    assert url.startswith(stack.base_url), url
+    return "/" + url.removeprefix(stack.base_url)
+
+
+def test_electron_updater_finds_downloads_and_verifies(
+    stack: Stack, node: str, tmp_path: Path
+) -> None:
+    base = f"{stack.base_url}{FEEDS}/electron"
+    found = run_node(node, "electron-updater.js", base, "1.0.0", str(tmp_path / "a"))
+    assert found["available"] and found["version"] == "1.1.0"
+    # downloadUpdate() checked the SHA-512 from latest-linux.yml against these bytes
+    [downloaded] = found["downloaded"]
+    assert Path(downloaded).read_text() == content("Desk-1.1.0.AppImage")
+    current = run_node(node, "electron-updater.js", base, "1.1.0", str(tmp_path / "b"))
+    assert (current["available"], current["downloaded"]) == (False, [])
+
+
+def test_update_electron_app_feed_url_is_answered(stack: Stack, node: str) -> None:
+    # update-electron-app insists on an https host; the path it builds is what matters here
+    host = "https://updates.example.org"
+    feed = run_node(node, "update-electron-app.js", host, "alice/desk", "darwin", "arm64", "1.0.0")
+    url = urlsplit(feed["url"])
+    assert url.path == "/alice/desk/darwin-arm64/1.0.0"
+    mac = stack.get(url.path, {"Accept": "application/json"})
+    assert mac.status == 200
+    update = mac.json()
+    assert update["url"].endswith("/alice/desk/releases/download/v1.1.0/Desk-1.1.0-arm64-mac.zip")
+    # Squirrel.Mac downloads the zip with no custom headers
+    zipped = stack.get(local_path(stack, update["url"]), {"Accept": "application/zip"})
+    assert (zipped.status, zipped.body.decode()) == (200, content("Desk-1.1.0-arm64-mac.zip"))
+    win = run_node(node, "update-electron-app.js", host, "alice/desk", "win32", "x64", "1.0.0")
+    # Squirrel.Windows GETs {feed}/RELEASES with its own query
+    releases = stack.get(f"{urlsplit(win['url']).path}/RELEASES?id=Desk&localVersion=1.0.0")
+    assert releases.status == 200
+    assert "Desk-x64-1.1.0-full.nupkg" in releases.body.decode()
+
+
+# --- Squirrel.Mac: what its client accepts (clients.md) ---------------------------------------
+def test_squirrel_mac_contract(stack: Stack) -> None:
+    newer = stack.get("/alice/desk/darwin-x64/1.0.0", {"Accept": "application/json"})
+    assert newer.status == 200 and newer.headers["Content-Type"].startswith("application/json")
+    body = newer.json()
+    # pub_date in the one form Squirrel.Mac parses: yyyy-MM-ddTHH:mm:ssZ, no fractions
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", body["pub_date"])
+    url = urlsplit(body["url"])
+    assert url.scheme == "http" and url.netloc and url.path.endswith("/Desk-1.1.0-mac.zip")
+    same = stack.get("/alice/desk/darwin-x64/1.1.0", {"Accept": "application/json"})
+    assert (same.status, same.body) == (204, b"")
+
+
+# --- Squirrel.Windows: the client's own parsing rules -----------------------------------------
+# Squirrel.Windows ReleaseEntry.ParseReleaseEntry: a `# NN%` staging mark, comments dropped, then
+# `SHA1 filename-or-URL size`; the version comes from the file name.
+ENTRY = re.compile(r"^([0-9a-fA-F]{40})\s+(\S+)\s+(\d+)[\r]*$")
+STAGING = re.compile(r"#\s+(\d{1,3})%$")
+COMMENT = re.compile(r"\s*#.*$")
+SUFFIX = re.compile(r"(-full|-delta)?\.nupkg$")
+VERSION = re.compile(r"\d+(\.\d+){0,3}(-[A-Za-z][0-9A-Za-z-]*)?$")
+
+
+def parse_releases(text: str) -> list[dict[str, Any]]:
+    entries = []
+    assert text.strip(), "an empty RELEASES makes the client throw"
+    for line in text.splitlines():
+        staged = STAGING.search(line)
+        line = COMMENT.sub("", line)
+        if not line.strip():
+            continue
+        found = ENTRY.match(line)
+        assert found, f"the client throws on this line: {line!r}"
+        sha1, name_or_url, size = found.groups()
+        filename = name_or_url.rsplit("/", 1)[-1] if "/" in name_or_url else name_or_url
+        version = VERSION.search(SUFFIX.sub("", filename))
+        assert version, filename
+        entries.append(
+            {
+                "sha1": sha1,
+                "url": name_or_url,
+                "size": int(size),
+                "filename": filename,
+                "version": version.group(),
+                "delta": filename.endswith("-delta.nupkg"),
+                "staged": int(staged.group(1)) if staged else None,
+            }
+        )
+    return entries
+
+
+@pytest.mark.parametrize("arch", ["x64", "ia32"])
+def test_squirrel_windows_releases_per_arch(stack: Stack, arch: str) -> None:
+    resp = stack.get(f"/{FEEDS}/squirrel/{arch}/RELEASES?id=Desk&localVersion=1.0.0&arch=amd64")
+    assert resp.status == 200
+    entries = parse_releases(resp.body.decode())
+    assert [(e["filename"], e["version"], e["delta"]) for e in entries] == [
+        (f"Desk-{arch}-1.1.0-delta.nupkg", "1.1.0", True),
+        (f"Desk-{arch}-1.1.0-full.nupkg", "1.1.0", False),
+    ]
+    for entry in entries:
+        # every URL works with no headers and its size and SHA-1 are the bytes'
+        got = stack.get(local_path(stack, entry["url"]))
+        assert got.status == 200 and len(got.body) == entry["size"]
+        assert hashlib.sha1(got.body, usedforsecurity=False).hexdigest().upper() == entry["sha1"]
