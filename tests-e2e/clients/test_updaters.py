@@ -70,9 +70,26 @@ WORLD = {
                     ],
                 ),
             ],
-        }
+        },
+        {
+            "owner": "alice",
+            "name": "staged",
+            "releases": [
+                release("v1.0.0", 1, ["Desk-1.0.0.AppImage", "Desk-1.0.0-full.nupkg"]),
+                release(
+                    "v2.0.0",
+                    3,
+                    ["Desk-2.0.0.AppImage", "Desk-2.0.0-full.nupkg", "Desk-2.0.0-delta.nupkg"],
+                    rollout=50,
+                ),
+            ],
+        },
     ],
 }
+STAGED = "api/v2/repos/alice/staged/releases/feeds"
+# electron-updater puts an install at (last 4 bytes of its staging id) / 0xffffffff
+INSIDE = "3f2b8c1e-4d5a-4b6c-8d7e-9f0a00000001"  # ~0.0: inside 50%
+OUTSIDE = "3f2b8c1e-4d5a-4b6c-8d7e-9f0affffffff"  # 1.0: outside
 
 
 @pytest.fixture(scope="module")
@@ -203,3 +220,26 @@ def test_squirrel_windows_releases_per_arch(stack: Stack, arch: str) -> None:
         got = stack.get(local_path(stack, entry["url"]))
         assert got.status == 200 and len(got.body) == entry["size"]
         assert hashlib.sha1(got.body, usedforsecurity=False).hexdigest().upper() == entry["sha1"]
+
+
+def test_electron_updater_honours_a_staged_rollout(stack: Stack, node: str, tmp_path: Path) -> None:
+    base = f"{stack.base_url}{STAGED}/electron"
+    inside = run_node(node, "electron-updater.js", base, "1.0.0", str(tmp_path / "in"), INSIDE)
+    assert (inside["available"], inside["version"], inside["stagingPercentage"]) == (
+        True,
+        "2.0.0",
+        50,
+    )
+    assert Path(inside["downloaded"][0]).read_text() == content("Desk-2.0.0.AppImage")
+    outside = run_node(node, "electron-updater.js", base, "1.0.0", str(tmp_path / "out"), OUTSIDE)
+    assert (outside["available"], outside["downloaded"]) == (False, [])
+
+
+def test_squirrel_windows_staged_entries(stack: Stack) -> None:
+    text = stack.get(f"/{STAGED}/squirrel/x64/RELEASES").body.decode()
+    entries = parse_releases(text)
+    assert [(e["filename"], e["staged"]) for e in entries] == [
+        ("Desk-1.0.0-full.nupkg", None),  # what installs outside the 50% keep seeing
+        ("Desk-2.0.0-delta.nupkg", 50),
+        ("Desk-2.0.0-full.nupkg", 50),
+    ]

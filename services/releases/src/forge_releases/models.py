@@ -41,6 +41,8 @@ class Release:
     prerelease: bool
     created_at: datetime
     assets: tuple[Asset, ...] = ()
+    # staged rollout: the percentage of installs the feeds offer it to (None: everyone)
+    rollout: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

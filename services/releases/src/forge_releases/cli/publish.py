@@ -60,6 +60,7 @@ def _request(args: argparse.Namespace, env: Mapping[str, str]) -> Request:
         notes=notes,
         draft=args.draft,
         prerelease=args.prerelease,
+        rollout=args.rollout,
     )
 
 

@@ -45,6 +45,12 @@ def newest_first(releases: RepoReleases, channel: str) -> Iterator[tuple[semver.
     return iter(found)
 
 
+def staged(release: Release) -> int | None:
+    """The release's staged-rollout percentage, None when every install is offered it."""
+    rollout = release.rollout
+    return rollout if rollout is not None and rollout < 100 else None
+
+
 def display_version(version: semver.Version) -> str:
     """The version as clients compare it: the tag without its leading `v`."""
     return str(version)

@@ -24,7 +24,7 @@ from ..read.resolve import resolve
 from ..read.update import STABLE, parse_version
 from ..read.update_answer import NO_UPDATE, Answer
 from . import electron, squirrel
-from .channels import newest_first
+from .channels import newest_first, staged
 from .links import asset_url
 from .match import canonical_arch
 
@@ -131,7 +131,7 @@ async def electron_yml(request: web.Request) -> web.Response:
                 return link(release, uploaded)
             files = electron.files_of(release, wanted)
             if files:
-                info = electron.update_info(version, release, files, link)
+                info = electron.update_info(version, release, files, link, staged(release))
                 body = dumps(info)
                 return Answer(200, body, etag_of(body), YAML)
         raise NoReleasesFound()

@@ -15,6 +15,7 @@ import semver
 from forge_common.render import rfc3339
 
 from ..models import Asset, Release
+from .channels import staged
 from .match import DARWIN, WINDOWS, best
 
 FULL = ("-full.nupkg",)
@@ -38,10 +39,13 @@ def releases_lines(
     if newest is None:
         return None
     top, top_release, full = newest
+    fallback = _unstaged_full(candidates, top, arch) if staged(top_release) else None
     lines = []
     for version, release in reversed(candidates):  # oldest first, as Squirrel writes them
         if version > top:
             continue
+        if fallback is not None and release is fallback[0]:
+            lines.append(_line(release, fallback[1], link))
         delta = best(release.assets, WINDOWS, arch, DELTA)
         if delta is not None:
             lines.append(_line(release, delta, link))
@@ -49,8 +53,24 @@ def releases_lines(
     return "\n".join(lines) + "\n"
 
 
+def _unstaged_full(
+    candidates: Sequence[tuple[semver.Version, Release]], below: semver.Version, arch: str
+) -> tuple[Release, Asset] | None:
+    """The newest full package below a staged release that every install may take: Squirrel
+    drops the staged lines outside its percentage, and a file left without a full package makes it
+    throw."""
+    for version, release in candidates:
+        if version < below and staged(release) is None:
+            full = best(release.assets, WINDOWS, arch, FULL)
+            if full is not None:
+                return release, full
+    return None
+
+
 def _line(release: Release, asset: Asset, link: Link) -> str:
-    return f"{asset.sha1.upper()} {link(release, asset)} {asset.size}"
+    line = f"{asset.sha1.upper()} {link(release, asset)} {asset.size}"
+    percent = staged(release)
+    return f"{line} # {percent}%" if percent is not None else line
 
 
 def mac_update(
