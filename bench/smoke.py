@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCHMARKS = (
     "bench/releases/bench.py",
     "bench/releases/upload_rss.py",
+    "bench/releases/update_keys.py",
     "bench/orgs/bench.py",
     "bench/events/bench.py",
     "tests-e2e/bench_proxy.py",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from .access_keys import handlers as update_keys
 from .downloads import handlers as downloads
 from .feeds import handlers as feeds
 from .openapi import handler as openapi
@@ -13,6 +14,7 @@ from .read import handlers as read
 from .read.update_check import update_check
 
 API = "/api/v2/repos/{owner}/{repo}/releases"
+KEYS = "/api/v2/repos/{owner}/{repo}/update_keys"
 
 
 def add_routes(app: web.Application) -> None:
@@ -42,5 +44,9 @@ def add_routes(app: web.Application) -> None:
                 expect_handler=publish.defer_continue,
             ),
             web.delete(f"{API}/{{release_id}}/assets/{{asset_id}}", publish.delete_asset),
+            # update keys (access_keys/handlers.py): beside releases/, never a {tag} of it
+            web.post(KEYS, update_keys.create_key),
+            web.get(KEYS, update_keys.list_keys),
+            web.delete(f"{KEYS}/{{key_id}}", update_keys.revoke_key),
         ]
     )

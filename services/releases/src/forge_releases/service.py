@@ -8,6 +8,7 @@ from forge_common.config import Settings
 from forge_common.service import Service, bind_options
 
 from . import cli, world
+from .access_keys.signed_urls import URL_SIGNER, UrlSigner
 from .counter import DownloadCounter
 from .keys import DOWNLOAD_COUNTER, OPTIONS, RELEASE_CACHE, STORAGE
 from .lifecycle import counter_context, listener_context, sweep_on_startup
@@ -22,6 +23,7 @@ def setup(app: web.Application, settings: Settings, options: Options) -> None:
     app[RELEASE_CACHE] = ReleaseCache(options.cache)
     app[DOWNLOAD_COUNTER] = DownloadCounter()
     app[STORAGE] = Storage(settings.storage_path)
+    app[URL_SIGNER] = UrlSigner.from_settings(settings)
     app.cleanup_ctx.append(listener_context)
     app.cleanup_ctx.append(counter_context)
     app.on_startup.append(sweep_on_startup)

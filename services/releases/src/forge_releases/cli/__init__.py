@@ -1,7 +1,8 @@
 """The publishing client, `forge release publish`: it runs on a publisher's machine and talks to
 the service over HTTP only, never importing the server's modules.
 
-`add_commands` is `Service.add_commands`: the `forge` command calls it to add `release publish`.
+`add_commands` is `Service.add_commands`: the `forge` command calls it to add `release publish`
+and `release keys` (keys.py).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .keys import add_keys_commands
 from .publish import run
 
 
@@ -36,3 +38,4 @@ def add_commands(commands: Any) -> None:
         help="staged rollout: offer it through the update feeds to PERCENT%% of installs",
     )
     publish.set_defaults(handler=run)
+    add_keys_commands(actions)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from aiohttp import web
 from forge_common.render import dumps
 
+from ..access_keys.signed_urls import signed
 from ..errors import InvalidVersion, NoReleasesFound
 from ..httpcache import cache_headers, etag_of
 from ..keys import RELEASE_CACHE
@@ -40,7 +41,9 @@ async def _serve(request: web.Request, key: str, build: Build) -> web.Response:
     resolved = await resolve(request)
     releases = await repo_releases(request.app, resolved.ref.repo_id)
     cache_key = f"feed {key}"  # a space never occurs in the raw query strings the check keys by
-    answer = releases.answers.get(cache_key)
+    # an update key makes the URLs inside the answer this caller's own signed ones: never shared
+    keyed = signed(request)
+    answer = None if keyed else releases.answers.get(cache_key)
     if answer is None:
         ref = resolved.ref
 
@@ -53,8 +56,7 @@ async def _serve(request: web.Request, key: str, build: Build) -> web.Response:
                 status=302, headers={"Location": built, **cache_headers(resolved.public)}
             )
         answer = built
-        # an update key in the query makes the URLs inside the answer this caller's own
-        if "key" not in request.query:
+        if not keyed:
             request.app[RELEASE_CACHE].remember_answer(releases, cache_key, answer)
     return answer.respond(request, resolved.public)
 

@@ -3,6 +3,7 @@ render; the update check has its own module (update_check.py)."""
 
 from __future__ import annotations
 
+from functools import partial
 from urllib.parse import urlencode
 
 from aiohttp import web
@@ -12,6 +13,7 @@ from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.render import dumps
 
+from ..access_keys.signed_urls import handed_out_url
 from ..errors import NoReleasesFound, ReleaseNotFound
 from ..httpcache import cache_headers, etag_of
 from ..keys import DOWNLOAD_COUNTER
@@ -42,7 +44,11 @@ def _json(
 
 def _render(request: web.Request, resolved: Resolved, release: Release) -> dict[str, object]:
     return render.release(
-        request.app[SETTINGS].app_url, resolved.ref, release, request.app[DOWNLOAD_COUNTER]
+        request.app[SETTINGS].app_url,
+        resolved.ref,
+        release,
+        request.app[DOWNLOAD_COUNTER],
+        partial(handed_out_url, request),
     )
 
 
