@@ -84,8 +84,18 @@ WORLD = {
                 ),
             ],
         },
+        {
+            "owner": "alice",
+            "name": "secret",
+            "private": True,
+            "releases": [
+                release("v1.0.0", 1, ["Desk-1.0.0.AppImage", "Desk-1.0.0-arm64-mac.zip"]),
+                release("v1.1.0", 2, ["Desk-1.1.0.AppImage", "Desk-1.1.0-arm64-mac.zip"]),
+            ],
+        },
     ],
 }
+ALICE = {"Authorization": "token alice-clients-token"}
 STAGED = "api/v2/repos/alice/staged/releases/feeds"
 # electron-updater puts an install at (last 4 bytes of its staging id) / 0xffffffff
 INSIDE = "3f2b8c1e-4d5a-4b6c-8d7e-9f0a00000001"  # ~0.0: inside 50%
@@ -243,3 +253,43 @@ def test_squirrel_windows_staged_entries(stack: Stack) -> None:
         ("Desk-2.0.0-delta.nupkg", 50),
         ("Desk-2.0.0-full.nupkg", 50),
     ]
+
+
+# --- a private repository, through an update key (clients that send no headers) --------------
+@pytest.fixture(scope="module")
+def update_key(stack: Stack) -> str:
+    created = stack.request(
+        "POST",
+        "/api/v2/repos/alice/secret/update_keys",
+        {**ALICE, "Content-Type": "application/json"},
+        json.dumps({"name": "desk app"}).encode(),
+    )
+    assert created.status == 201, created.body
+    key: str = created.json()["key"]
+    return key
+
+
+def test_electron_updater_private_repository_with_update_key(
+    stack: Stack, node: str, tmp_path: Path, update_key: str
+) -> None:
+    base = f"{stack.base_url}api/v2/repos/alice/secret/releases/feeds/electron"
+    found = run_node(
+        node, "electron-updater.js", f"{base}?key={update_key}", "1.0.0", str(tmp_path)
+    )
+    assert found["available"] and found["version"] == "1.1.0"
+    assert Path(found["downloaded"][0]).read_text() == content("Desk-1.1.0.AppImage")
+    # without the key the feed is closed
+    assert (
+        stack.get("/api/v2/repos/alice/secret/releases/feeds/electron/latest-linux.yml").status
+        == 401
+    )
+
+
+def test_squirrel_mac_private_download_needs_no_headers(stack: Stack, update_key: str) -> None:
+    check = stack.get(f"/alice/secret/darwin-arm64/1.0.0?key={update_key}")
+    assert check.status == 200
+    url = check.json()["url"]
+    assert "signature=" in url and update_key not in url
+    # Squirrel.Mac's download: Accept only, no custom headers
+    zipped = stack.get(local_path(stack, url), {"Accept": "application/zip"})
+    assert (zipped.status, zipped.body.decode()) == (200, content("Desk-1.1.0-arm64-mac.zip"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from forge_common.testing.waiting import eventually
 
@@ -218,3 +219,29 @@ async def test_a_new_release_reaches_cached_feeds_at_once(
         return await mac_version() == "1.4.0"
 
     await eventually(updated, what="the new release in latest-mac.yml")
+
+
+async def test_an_update_key_gets_signed_urls_that_need_no_headers(
+    make_client: Any, load: Any
+) -> None:
+    await load(one_repo(WORLD, private=True))
+    client = await make_client()
+    created = await client.post(
+        "/api/v2/repos/owner/app/update_keys", json={"name": "desk"}, headers=auth("owner")
+    )
+    key = (await created.json())["key"]
+    plain = await (await client.get(f"{FEEDS}/squirrel/x64/RELEASES", headers=auth("owner"))).text()
+    for _ in range(2):  # never served from the answers kept for other callers
+        resp = await client.get(f"{FEEDS}/squirrel/x64/RELEASES?key={key}&localVersion=1.0.0")
+        assert resp.status == 200
+        for line in (await resp.text()).splitlines():
+            url = urlsplit(line.split()[1])
+            assert set(parse_qs(url.query)) == {"key_id", "expires", "signature"}
+            assert url.path.endswith(".nupkg") and key not in line
+            got = await client.get(f"{url.path}?{url.query}", skip_auto_headers=["User-Agent"])
+            assert got.status == 200
+    mac = await (await client.get(f"/owner/app/darwin-arm64/1.0.0?key={key}")).json()
+    url = urlsplit(mac["url"])
+    assert (await client.get(f"{url.path}?{url.query}")).status == 200
+    # the token's answer (no key) stays unsigned
+    assert "signature=" not in plain
