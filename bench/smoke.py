@@ -24,6 +24,7 @@ BENCHMARKS = (
     "bench/releases/bench.py",
     "bench/releases/upload_rss.py",
     "bench/releases/update_keys.py",
+    "bench/releases/feeds.py",
     "bench/orgs/bench.py",
     "bench/events/bench.py",
     "tests-e2e/bench_proxy.py",

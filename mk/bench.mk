@@ -7,7 +7,7 @@
 # nginx first; a smoke run fails, with the command to run, where they are missing.
 TEST_PREREQUISITES += bench-smoke
 
-.PHONY: bench-smoke bench-releases bench-orgs bench-events bench-update-keys
+.PHONY: bench-smoke bench-releases bench-orgs bench-events bench-update-keys bench-feeds
 
 bench-smoke: install deploy-tools ## Every benchmark's --smoke run, on one throwaway PostgreSQL (part of make test)
 	$(PY) bench/smoke.py
@@ -24,3 +24,7 @@ bench-events: install ## Benchmark event delivery: outbox → relay → gateway 
 # update keys: the keyed update check of a private repository against the token one (same run)
 bench-update-keys: install deploy-tools ## Benchmark the update check with ?key= vs with a token (ratio, target >= 0.8)
 	$(PY) bench/releases/update_keys.py $(BENCH_UPDATE_KEYS_ARGS)
+
+# update feeds: each feed's throughput against the update check's (same run)
+bench-feeds: install deploy-tools ## Benchmark the update feeds vs the update check (ratio, target >= 0.8)
+	$(PY) bench/releases/feeds.py $(BENCH_FEEDS_ARGS)

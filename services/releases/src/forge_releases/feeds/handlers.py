@@ -14,6 +14,7 @@ from collections.abc import Callable
 from aiohttp import web
 from forge_common.render import dumps
 
+from ..access_keys.grant import names_key
 from ..access_keys.signed_urls import signed
 from ..errors import InvalidVersion, NoReleasesFound
 from ..httpcache import cache_headers, etag_of
@@ -24,6 +25,7 @@ from ..read.candidates import repo_releases
 from ..read.resolve import resolve
 from ..read.update import STABLE, parse_version
 from ..read.update_answer import NO_UPDATE, Answer
+from ..read.update_check import cached_answer
 from . import electron, squirrel
 from .channels import newest_first, staged
 from .links import asset_url
@@ -38,10 +40,12 @@ Build = Callable[[RepoReleases, Callable[[Release, Asset], str]], Answer | str]
 async def _serve(request: web.Request, key: str, build: Build) -> web.Response:
     """The prepared answer under `key` (what the answer depends on besides the repository), or
     `build` it; a str from `build` is a URL to redirect to (an uploaded file, served as is)."""
-    resolved = await resolve(request)
-    releases = await repo_releases(request.app, resolved.ref.repo_id)
     cache_key = f"feed {key}"  # a space never occurs in the raw query strings the check keys by
     # an update key makes the URLs inside the answer this caller's own signed ones: never shared
+    if not names_key(request) and (cached := cached_answer(request, cache_key)) is not None:
+        return cached
+    resolved = await resolve(request)
+    releases = await repo_releases(request.app, resolved.ref.repo_id)
     keyed = signed(request)
     answer = None if keyed else releases.answers.get(cache_key)
     if answer is None:
@@ -75,20 +79,21 @@ def _text(text: str | None, content_type: str) -> Answer:
 
 async def squirrel_mac(request: web.Request) -> web.Response:
     """GET /{owner}/{repo}/darwin-{arch}/{version}: Squirrel.Mac JSON (200) or 204."""
-    raw_version = request.match_info["version"]
-    current = parse_version(raw_version)
-    if current is None:
-        raise InvalidVersion(raw_version)
-    arch = _arch(request)
+    raw_arch, raw_version = request.match_info["arch"], request.match_info["version"]
 
     def build(releases: RepoReleases, link: Callable[[Release, Asset], str]) -> Answer:
-        found = squirrel.mac_update(list(newest_first(releases, STABLE)), current, arch, link)
+        current = parse_version(raw_version)
+        if current is None:
+            raise InvalidVersion(raw_version)
+        candidates = list(newest_first(releases, STABLE))
+        found = squirrel.mac_update(candidates, current, _arch(request), link)
         if found is None:
             return NO_UPDATE
         body = dumps(found)
         return Answer(200, body, etag_of(body))
 
-    return await _serve(request, f"mac {arch} {current}", build)
+    # keyed by the path as written: a repeated check is answered before any parsing
+    return await _serve(request, f"mac {raw_arch} {raw_version}", build)
 
 
 def _windows_feed(request: web.Request, channel: str) -> Build:
