@@ -245,3 +245,59 @@ async def test_an_update_key_gets_signed_urls_that_need_no_headers(
     assert (await client.get(f"{url.path}?{url.query}")).status == 200
     # the token's answer (no key) stays unsigned
     assert "signature=" not in plain
+
+
+TAURI_WORLD = [
+    {
+        "tag": "v1.0.0",
+        "created_at": "2026-01-01T10:00:00Z",
+        "assets": [asset("App_aarch64.app.tar.gz"), asset("App_aarch64.app.tar.gz.sig")],
+    },
+    {
+        "tag": "v1.1.0",
+        "note": "Tauri notes",
+        "created_at": "2026-01-02T10:00:00Z",
+        "assets": [
+            asset("App_aarch64.app.tar.gz"),
+            {"name": "App_aarch64.app.tar.gz.sig", "content": "c2lnbmF0dXJl\n"},
+            asset("App_x64.app.tar.gz"),  # no .sig: never offered
+            asset("App_1.1.0_x64-setup.exe"),
+            {"name": "App_1.1.0_x64-setup.exe.sig", "content": "d2luZG93cw=="},
+        ],
+    },
+]
+
+
+async def test_tauri_dynamic_and_static(make_client: Any, load: Any) -> None:
+    await load(one_repo(TAURI_WORLD))
+    client = await make_client()
+    resp = await client.get(f"{FEEDS}/tauri/darwin/aarch64/1.0.0")
+    assert resp.status == 200
+    assert await resp.json() == {
+        "version": "1.1.0",
+        "url": f"{APP}/v1.1.0/App_aarch64.app.tar.gz",
+        "signature": "c2lnbmF0dXJl",
+        "notes": "Tauri notes",
+        "pub_date": "2026-01-02T10:00:00Z",
+    }
+    for path in [
+        f"{FEEDS}/tauri/darwin/aarch64/1.1.0",  # not newer
+        f"{FEEDS}/tauri/darwin/x86_64/1.0.0",  # unsigned bundle
+        f"{FEEDS}/tauri/linux/x86_64/1.0.0",  # nothing for Linux
+    ]:
+        resp = await client.get(path)
+        assert (resp.status, await resp.read()) == (204, b""), path
+    assert (await client.get(f"{FEEDS}/tauri/darwin/aarch64/v1")).status == 400
+    assert (await client.get(f"{FEEDS}/tauri/beos/x86_64/1.0.0")).status == 404
+    static = await (await client.get(f"{FEEDS}/tauri/latest.json")).json()
+    assert "name" not in static and static["version"] == "1.1.0"
+    assert static["platforms"] == {
+        "darwin-aarch64": {
+            "signature": "c2lnbmF0dXJl",
+            "url": f"{APP}/v1.1.0/App_aarch64.app.tar.gz",
+        },
+        "windows-x86_64": {
+            "signature": "d2luZG93cw==",
+            "url": f"{APP}/v1.1.0/App_1.1.0_x64-setup.exe",
+        },
+    }

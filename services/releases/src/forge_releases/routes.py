@@ -32,6 +32,10 @@ def add_routes(app: web.Application) -> None:
             # update feeds (feeds/): literal prefixes keep them off the download routes above
             web.get(f"{API}/feeds/squirrel/{{arch}}/RELEASES", feeds.squirrel_windows),
             web.get(f"{API}/feeds/electron/{{file}}", feeds.electron_yml),
+            web.get(f"{API}/feeds/tauri/latest.json", feeds.tauri_static),
+            web.get(
+                f"{API}/feeds/tauri/{{target}}/{{arch}}/{{current_version}}", feeds.tauri_dynamic
+            ),
             web.get("/{owner}/{repo}/darwin-{arch}/{version}", feeds.squirrel_mac),
             web.get("/{owner}/{repo}/win32-{arch}/{version}/RELEASES", feeds.electronjs_windows),
             # write side (publish/handlers.py)

@@ -9,7 +9,8 @@ Each route: the update.electronjs.org shape (`/{owner}/{repo}/darwin-{arch}/{ver
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 from forge_common.render import dumps
@@ -26,15 +27,17 @@ from ..read.resolve import resolve
 from ..read.update import STABLE, parse_version
 from ..read.update_answer import NO_UPDATE, Answer
 from ..read.update_check import cached_answer
-from . import electron, squirrel
+from . import electron, squirrel, tauri
 from .channels import newest_first, staged
 from .links import asset_url
 from .match import canonical_arch
+from .signatures import signature_text
 
 TEXT = "text/plain; charset=utf-8"
 YAML = "text/yaml; charset=utf-8"
 
-Build = Callable[[RepoReleases, Callable[[Release, Asset], str]], Answer | str]
+Built = Answer | str
+Build = Callable[[RepoReleases, Callable[[Release, Asset], str]], Built | Awaitable[Built]]
 
 
 async def _serve(request: web.Request, key: str, build: Build) -> web.Response:
@@ -54,7 +57,8 @@ async def _serve(request: web.Request, key: str, build: Build) -> web.Response:
         def link(release: Release, asset: Asset) -> str:
             return asset_url(request, ref, release, asset)
 
-        built = build(releases, link)
+        outcome = build(releases, link)
+        built = await outcome if inspect.isawaitable(outcome) else outcome
         if isinstance(built, str):
             return web.Response(
                 status=302, headers={"Location": built, **cache_headers(resolved.public)}
@@ -144,3 +148,47 @@ async def electron_yml(request: web.Request) -> web.Response:
         raise NoReleasesFound()
 
     return await _serve(request, f"yml {name}", build)
+
+
+def _sign(request: web.Request) -> Callable[[Asset], Awaitable[str | None]]:
+    async def sign(sig: Asset) -> str | None:
+        return await signature_text(request.app, sig)
+
+    return sign
+
+
+async def tauri_dynamic(request: web.Request) -> web.Response:
+    """GET .../releases/feeds/tauri/{target}/{arch}/{current_version}?channel=: Tauri's dynamic
+    answer (200) or 204."""
+    match = request.match_info
+    target, arch, raw_version = match["target"], match["arch"], match["current_version"]
+    if target not in tauri.TARGETS:
+        raise NoReleasesFound()
+    channel = request.query.get("channel") or STABLE
+
+    async def build(releases: RepoReleases, link: Callable[[Release, Asset], str]) -> Answer:
+        current = parse_version(raw_version)
+        if current is None:
+            raise InvalidVersion(raw_version)
+        candidates = list(newest_first(releases, channel))
+        found = await tauri.dynamic(candidates, current, target, arch, link, _sign(request))
+        if found is None:
+            return NO_UPDATE
+        body = dumps(found)
+        return Answer(200, body, etag_of(body))
+
+    return await _serve(request, f"tauri {target} {arch} {raw_version} {channel}", build)
+
+
+async def tauri_static(request: web.Request) -> web.Response:
+    """GET .../releases/feeds/tauri/latest.json?channel=: the static form with `platforms`."""
+    channel = request.query.get("channel") or STABLE
+
+    async def build(releases: RepoReleases, link: Callable[[Release, Asset], str]) -> Answer:
+        found = await tauri.static(list(newest_first(releases, channel)), link, _sign(request))
+        if found is None:
+            raise NoReleasesFound()
+        body = dumps(found)
+        return Answer(200, body, etag_of(body))
+
+    return await _serve(request, f"tauri-json {channel}", build)

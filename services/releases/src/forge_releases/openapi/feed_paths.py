@@ -24,6 +24,35 @@ _SQUIRREL_MAC = {
         "url": {"type": "string", "format": "uri"},
     },
 }
+_TAURI = {
+    "type": "object",
+    "required": ["version", "url", "signature", "notes", "pub_date"],
+    "properties": {
+        "version": {"type": "string"},
+        "url": {"type": "string", "format": "uri"},
+        "signature": {"type": "string"},
+        "notes": {"type": "string"},
+        "pub_date": TIME,
+    },
+    "not": {"required": ["name"]},
+}
+_TAURI_STATIC = {
+    "type": "object",
+    "required": ["version", "notes", "pub_date", "platforms"],
+    "properties": {
+        "version": {"type": "string"},
+        "notes": {"type": "string"},
+        "pub_date": TIME,
+        "platforms": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "required": ["signature", "url"],
+                "properties": {"signature": {"type": "string"}, "url": {"type": "string"}},
+            },
+        },
+    },
+}
 _ARCH = path("arch", description="x64, arm64, ia32 (also aarch64, x86_64, amd64, x86)")
 
 
@@ -61,6 +90,40 @@ def feed_paths(base: str) -> dict[str, Any]:
                     "304": NOT_MODIFIED,
                     "401": ACCESS_ERRORS["401"],
                     "404": error("RepoNotFound, or NoReleasesFound: no release has such files"),
+                },
+                "feeds",
+            )
+        },
+        f"{base}/feeds/tauri/{{target}}/{{arch}}/{{current_version}}": {
+            "get": operation(
+                "tauriFeed",
+                "Tauri v2 dynamic update endpoint",
+                [
+                    path("target", {"type": "string", "enum": ["darwin", "linux", "windows"]}),
+                    path("arch", description="x86_64, aarch64, i686, armv7"),
+                    path("current_version"),
+                    query("channel", {"type": "string"}, "stable (default), beta, alpha…"),
+                ],
+                {
+                    "200": json_content("Newer release with a signed bundle", _TAURI),
+                    "204": {"description": "No newer release with a signed bundle"},
+                    "304": NOT_MODIFIED,
+                    "400": error("ValInvalidInput: the version is not SemVer"),
+                    **ACCESS_ERRORS,
+                },
+                "feeds",
+            )
+        },
+        f"{base}/feeds/tauri/latest.json": {
+            "get": operation(
+                "tauriStaticFeed",
+                "Tauri v2 static latest.json",
+                [query("channel", {"type": "string"}, "stable (default), beta, alpha…")],
+                {
+                    "200": json_content("The newest release with signed bundles", _TAURI_STATIC),
+                    "304": NOT_MODIFIED,
+                    "401": ACCESS_ERRORS["401"],
+                    "404": error("RepoNotFound, or NoReleasesFound: no signed bundle"),
                 },
                 "feeds",
             )
