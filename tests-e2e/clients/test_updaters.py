@@ -5,8 +5,10 @@ checked with the clients' own rules (docs: shared reference clients.md)."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -84,6 +86,7 @@ WORLD = {
                 ),
             ],
         },
+        {"owner": "alice", "name": "tauri"},
         {
             "owner": "alice",
             "name": "secret",
@@ -293,3 +296,77 @@ def test_squirrel_mac_private_download_needs_no_headers(stack: Stack, update_key
     # Squirrel.Mac's download: Accept only, no custom headers
     zipped = stack.get(local_path(stack, url), {"Accept": "application/zip"})
     assert (zipped.status, zipped.body.decode()) == (200, content("Desk-1.1.0-arm64-mac.zip"))
+
+
+# --- Tauri: bundles signed by `tauri signer sign`, checked with Debian's minisign --------------
+TAURI_API = "/api/v2/repos/alice/tauri/releases"
+BUNDLE = b"tauri updater bundle " * 500
+
+
+@pytest.fixture(scope="module")
+def tauri_published(stack: Stack, node: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """v1.1.0 of alice/tauri published through the API with a bundle and its `.sig` made by the
+    real `tauri signer`; returns the folder holding the public key `key.pub`."""
+    folder = tmp_path_factory.mktemp("tauri")
+    tauri = str(CLIENTS / "node_modules" / ".bin" / "tauri")
+    env = {**os.environ, "TAURI_SIGNING_PRIVATE_KEY_PASSWORD": "pw"}
+    for argv in (
+        [tauri, "signer", "generate", "--ci", "-p", "pw", "-w", str(folder / "key")],
+        [tauri, "signer", "sign", "-f", str(folder / "key"), "-p", "pw", "App.app.tar.gz"],
+    ):
+        (folder / "App.app.tar.gz").write_bytes(BUNDLE)
+        done = subprocess.run(argv, cwd=folder, env=env, capture_output=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+    headers = {**ALICE, "Content-Type": "application/json"}
+    body = json.dumps({"tag_name": "v1.1.0", "body": "Signed"}).encode()
+    created = stack.request("POST", TAURI_API, headers, body)
+    assert created.status == 201, created.body
+    release_id = created.json()["id"]
+    for name in ("App_aarch64.app.tar.gz", "App_aarch64.app.tar.gz.sig"):
+        source = "App.app.tar.gz" + (".sig" if name.endswith(".sig") else "")
+        uploaded = stack.request(
+            "POST",
+            f"{TAURI_API}/{release_id}/assets?name={name}",
+            {**ALICE, "Content-Type": "application/octet-stream"},
+            (folder / source).read_bytes(),
+        )
+        assert uploaded.status == 201, uploaded.body
+    return folder
+
+
+def test_tauri_signature_verifies_with_minisign(stack: Stack, tauri_published: Path) -> None:
+    minisign = shutil.which("minisign")
+    if minisign is None:
+        pytest.skip("minisign is not installed (make clients-tools installs it as root)")
+    resp = stack.get(f"{TAURI_API}/feeds/tauri/darwin/aarch64/1.0.0")
+    assert resp.status == 200, resp.body
+    update = resp.json()
+    assert set(update) == {"version", "url", "signature", "notes", "pub_date"}
+    assert update["version"] == "1.1.0"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", update["pub_date"])
+    downloaded = stack.get(local_path(stack, update["url"]))
+    assert downloaded.status == 200 and downloaded.body == BUNDLE
+    # what Tauri's updater does: base64-decode `signature` and the public key, verify the bytes
+    check = tauri_published / "check"
+    check.mkdir()
+    (check / "bundle").write_bytes(downloaded.body)
+    (check / "bundle.minisig").write_bytes(base64.b64decode(update["signature"]))
+    (check / "key.pub").write_bytes(base64.b64decode((tauri_published / "key.pub").read_bytes()))
+    verified = subprocess.run(
+        [minisign, "-V", "-p", "key.pub", "-m", "bundle", "-x", "bundle.minisig"],
+        cwd=check,
+        capture_output=True,
+        timeout=30,
+    )
+    assert verified.returncode == 0, verified.stderr
+    # other bytes do not verify: the check above can fail
+    (check / "bundle").write_bytes(downloaded.body + b"!")
+    tampered = subprocess.run(
+        [minisign, "-V", "-p", "key.pub", "-m", "bundle", "-x", "bundle.minisig"],
+        cwd=check,
+        capture_output=True,
+        timeout=30,
+    )
+    assert tampered.returncode != 0
+    static = stack.get(f"{TAURI_API}/feeds/tauri/latest.json").json()
+    assert static["platforms"]["darwin-aarch64"]["signature"] == update["signature"]
