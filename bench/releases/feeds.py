@@ -12,7 +12,6 @@ round of 1 s with no warm-up: it checks the benchmark works.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import hashlib
 import shlex
@@ -20,14 +19,14 @@ import sys
 import urllib.request
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from statistics import median
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
 from harness import (
     Report,
+    alternating_args,
+    comparison,
     fail,
     migrated,
-    parse_args,
     require_tool,
     service,
     warm_up,
@@ -36,8 +35,6 @@ from harness import (
     wrk_argv,
 )
 
-FULL = {"duration": "10s", "warmup": "2s", "rounds": 3}
-SMOKE = {"duration": "1s", "warmup": "0", "rounds": 1}
 CHECK = "api/v2/repos/bench/app/releases/update?version=0.0.1&platform=darwin&arch=arm64"
 # feed name → (path, text the answer must contain)
 FEEDS = {
@@ -92,11 +89,7 @@ def fetch(url: str) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--duration", help="length of each wrk run")
-    parser.add_argument("--warmup", help="length of the warm-up run of each side (0: none)")
-    parser.add_argument("--rounds", type=int, help="alternating check/feed runs")
-    args = parse_args(parser, FULL, SMOKE)
+    args = alternating_args(__doc__, "alternating check/feed runs")
     require_tool("wrk")
     report = Report("bench-feeds", args.smoke)
     report.row(f"{shlex.join(wrk_argv('URL', args.duration))}, {args.rounds} round(s)")
@@ -120,16 +113,7 @@ def main() -> int:
                     )
                     for _ in range(args.rounds)
                 ]
-                ratios = [f.rps / c.rps for c, f in runs]
-                check_cpu = min(c.cpu_us["server"] for c, _ in runs)
-                feed_cpu = min(f.cpu_us["server"] for _, f in runs)
-                report.row(
-                    f"{name:16} check {median(c.rps for c, _ in runs):7.0f} req/s | feed "
-                    f"{median(f.rps for _, f in runs):7.0f} req/s p99 "
-                    f"{median(f.p99_ms for _, f in runs):6.2f} ms {feed_cpu:5.1f} us/req "
-                    f"(check {check_cpu:5.1f}) | ratio {median(ratios):.2f} rounds "
-                    f"{' '.join(f'{r:.2f}' for r in ratios)} (target >= 0.80)"
-                )
+                report.row(f"{name:16} {comparison(runs, 'check', 'feed')}")
     report.end()
     return 0
 
