@@ -21,6 +21,7 @@ import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import median
 from typing import Any, NoReturn
 from urllib.parse import urlsplit, urlunsplit
 
@@ -337,6 +338,38 @@ def parse_args(
     known, _ = parser.parse_known_args()
     parser.set_defaults(**(smoke if known.smoke else full))
     return parser.parse_args()
+
+
+ALTERNATING_FULL = {"duration": "10s", "warmup": "2s", "rounds": 3}
+ALTERNATING_SMOKE = {"duration": "1s", "warmup": "0", "rounds": 1}
+
+
+def alternating_args(doc: str | None, rounds_help: str) -> argparse.Namespace:
+    """The command line of a benchmark that alternates two sides in one run (a baseline and the
+    thing measured): --duration, --warmup, --rounds and --smoke (one round of 1 s, no warm-up)."""
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0])
+    parser.add_argument("--duration", help="length of each wrk run")
+    parser.add_argument("--warmup", help="length of the warm-up run of each side (0: none)")
+    parser.add_argument("--rounds", type=int, help=rounds_help)
+    return parse_args(parser, ALTERNATING_FULL, ALTERNATING_SMOKE)
+
+
+def comparison(runs: Sequence[tuple[WrkRun, WrkRun]], baseline: str, measured: str) -> str:
+    """The report row of alternating (baseline, measured) rounds: each side's median req/s, p99 and
+    CPU per request (server), the median of the per-round throughput ratios measured/baseline and
+    the CPU ratio, against the usual target of 0.8."""
+    ratios = [m.rps / b.rps for b, m in runs]
+    base_cpu = min(b.cpu_us["server"] for b, _ in runs)
+    measured_cpu = min(m.cpu_us["server"] for _, m in runs)
+    return (
+        f"{baseline} {median(b.rps for b, _ in runs):7.0f} req/s p99 "
+        f"{median(b.p99_ms for b, _ in runs):6.2f} ms {base_cpu:5.1f} us/req | "
+        f"{measured} {median(m.rps for _, m in runs):7.0f} req/s p99 "
+        f"{median(m.p99_ms for _, m in runs):6.2f} ms {measured_cpu:5.1f} us/req | "
+        f"ratio {median(ratios):.2f} "
+        f"(cpu {ratio(base_cpu, measured_cpu, 'CPU per request'):.2f}) "
+        f"rounds {' '.join(f'{r:.2f}' for r in ratios)} (target >= 0.80)"
+    )
 
 
 def warm_up(duration: str) -> bool:

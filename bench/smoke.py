@@ -25,6 +25,7 @@ BENCHMARKS = (
     "bench/releases/upload_rss.py",
     "bench/releases/update_keys.py",
     "bench/releases/downloads.py",
+    "bench/releases/feeds.py",
     "bench/orgs/bench.py",
     "bench/pages/bench.py",
     "bench/events/bench.py",

@@ -7,7 +7,7 @@
 # nginx first; a smoke run fails, with the command to run, where they are missing.
 TEST_PREREQUISITES += bench-smoke
 
-.PHONY: bench-smoke bench-releases bench-orgs bench-events bench-update-keys bench-downloads bench-upload-s3
+.PHONY: bench-smoke bench-releases bench-orgs bench-events bench-update-keys bench-downloads bench-upload-s3 bench-feeds
 
 bench-smoke: install deploy-tools ## Every benchmark's --smoke run, on one throwaway PostgreSQL (part of make test)
 	$(PY) bench/smoke.py
@@ -36,3 +36,7 @@ bench-downloads: install deploy-tools ## 10 MiB downloads: nginx X-Accel-Redirec
 
 bench-upload-s3: install ## Peak RSS of the releases service receiving a 1 GiB upload into S3 (moto server; < 100 MB)
 	$(PY) bench/releases/upload_rss.py --storage s3 $(BENCH_UPLOAD_ARGS)
+
+# update feeds: each feed's throughput against the update check's (same run)
+bench-feeds: install deploy-tools ## Benchmark the update feeds vs the update check (ratio, target >= 0.8)
+	$(PY) bench/releases/feeds.py $(BENCH_FEEDS_ARGS)

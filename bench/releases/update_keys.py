@@ -12,7 +12,6 @@ time per request. `--smoke` runs one round of 1 s with no warm-up: it checks the
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import hashlib
 import json
@@ -21,15 +20,14 @@ import sys
 import urllib.request
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from statistics import median
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
 from harness import (
     Report,
+    alternating_args,
+    comparison,
     fail,
     migrated,
-    parse_args,
-    ratio,
     require_tool,
     service,
     warm_up,
@@ -41,8 +39,6 @@ from harness import (
 QUERY = "version=0.0.1&platform=darwin&arch=arm64"
 TOKEN = "bench-update-keys-token"  # noqa: S105 - a throwaway database's
 KEY = "forge_uk_bench-update-keys-key"
-FULL = {"duration": "10s", "warmup": "2s", "rounds": 3}
-SMOKE = {"duration": "1s", "warmup": "0", "rounds": 1}
 
 
 async def prepare(url: str) -> None:
@@ -95,11 +91,7 @@ def fetch(url: str, headers: dict[str, str]) -> dict[str, object]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--duration", help="length of each wrk run")
-    parser.add_argument("--warmup", help="length of the warm-up run of each side (0: none)")
-    parser.add_argument("--rounds", type=int, help="alternating token/key runs")
-    args = parse_args(parser, FULL, SMOKE)
+    args = alternating_args(__doc__, "alternating token/key runs")
     require_tool("wrk")
     report = Report("bench-update-keys", args.smoke)
     report.row(f"{shlex.join(wrk_argv('URL', args.duration))}, {args.rounds} round(s)")
@@ -124,17 +116,7 @@ def main() -> int:
                 )
                 for _ in range(args.rounds)
             ]
-    ratios = [k.rps / t.rps for t, k in runs]
-    token_cpu = min(t.cpu_us["server"] for t, _ in runs)
-    key_cpu = min(k.cpu_us["server"] for _, k in runs)
-    report.row(
-        f"token {median(t.rps for t, _ in runs):7.0f} req/s p99 "
-        f"{median(t.p99_ms for t, _ in runs):6.2f} ms {token_cpu:5.1f} us/req | "
-        f"key {median(k.rps for _, k in runs):7.0f} req/s p99 "
-        f"{median(k.p99_ms for _, k in runs):6.2f} ms {key_cpu:5.1f} us/req | "
-        f"ratio {median(ratios):.2f} (cpu {ratio(token_cpu, key_cpu, 'CPU per request'):.2f}) "
-        f"rounds {' '.join(f'{r:.2f}' for r in ratios)} (target >= 0.80)"
-    )
+    report.row(comparison(runs, "token", "key"))
     report.end()
     return 0
 

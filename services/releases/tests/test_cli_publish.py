@@ -79,7 +79,12 @@ async def test_publish_then_update_check_and_download_match(
         "owner/pub", "v1.2.0", mac, linux, "--title", "One two", "--notes-file", notes, url=url
     )
     assert code == 0, err
-    assert err == ""  # not a terminal: no progress bar noise
+    # not a terminal: no progress bar noise; only the true warning that the spec's `.zip`
+    # fallback hands the only (arm64) zip to Intel Macs too (cli/arch_warnings.py)
+    assert err.splitlines() == [
+        "forge: warning: the update check (?platform=darwin&arch=x64) would send "
+        "App-1.2.0-arm64.zip: rename it with a suffix of docs/releases.md's table"
+    ]
     assert "uploaded App-1.2.0-arm64.zip" in out and "uploaded App-1.2.0.AppImage" in out
     assert "http://forge.test/owner/pub/releases/tag/v1.2.0" in out
 
@@ -244,3 +249,21 @@ async def test_a_proxy_error_page_is_reported_not_a_traceback(
             capsys, "owner/pub", "v5", f, url=str(server.make_url("/"))
         )
         assert code == 1 and message in err and "Traceback" not in err, err
+
+
+async def test_rollout_flag_stages_and_raises(server: TestServer, tmp_path: Path) -> None:
+    url = str(server.make_url("/"))
+    app = write(tmp_path / "App-3.0.0-x86_64.AppImage", 1000, b"staged")
+    feed = server.make_url(f"{api('owner/pub')}/feeds/electron/latest-linux.yml")
+
+    async def staging() -> Any:
+        async with aiohttp.ClientSession() as http, http.get(feed) as resp:
+            return (await resp.json(content_type=None)).get("stagingPercentage")
+
+    assert (await forge("owner/pub", "v3.0.0", app, "--rollout", "20", url=url))[0] == 0
+    assert await staging() == 20
+    code, out, _ = await forge("owner/pub", "v3.0.0", app, "--rollout", "70", url=url)
+    assert code == 0 and "now rolls out to 70%" in out
+    assert await staging() == 70
+    code, _, err = await forge("owner/pub", "v3.0.0", app, "--rollout", "0", url=url)
+    assert code == 2 and "--rollout" in err  # argparse: 1 to 100 only

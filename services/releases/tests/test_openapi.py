@@ -104,6 +104,23 @@ CASES: list[tuple[str, str, dict[str, str], int]] = [
     ("/{owner}/{repo}/releases/latest/download/{name}", "/owner/secret/releases/latest/download/"
      "RELEASES", {}, 401),
     ("/api/v2/openapi.json", "/api/v2/openapi.json", {}, 200),
+    # update feeds (feeds/)
+    (BASE + "/feeds/squirrel/{arch}/RELEASES", f"{BASE}/feeds/squirrel/x64/RELEASES", {}, 200),
+    (BASE + "/feeds/squirrel/{arch}/RELEASES", "/api/v2/repos/owner/empty/releases/feeds/"
+     "squirrel/x64/RELEASES", {}, 404),
+    (BASE + "/feeds/electron/{file}", f"{BASE}/feeds/electron/latest-mac.yml", {}, 200),
+    (BASE + "/feeds/electron/{file}", f"{BASE}/feeds/electron/latest-linux.yml", {}, 404),
+    (BASE + "/feeds/tauri/{target}/{arch}/{current_version}",
+     f"{BASE}/feeds/tauri/darwin/aarch64/0.1.0", {}, 204),
+    (BASE + "/feeds/tauri/{target}/{arch}/{current_version}",
+     f"{BASE}/feeds/tauri/darwin/aarch64/x", {}, 400),
+    (BASE + "/feeds/tauri/latest.json", f"{BASE}/feeds/tauri/latest.json", {}, 404),
+    ("/{owner}/{repo}/darwin-{arch}/{version}", "/owner/app/darwin-arm64/0.1.0", {}, 200),
+    ("/{owner}/{repo}/darwin-{arch}/{version}", "/owner/app/darwin-arm64/9.0.0", {}, 204),
+    ("/{owner}/{repo}/darwin-{arch}/{version}", "/owner/app/darwin-arm64/x", {}, 400),
+    ("/{owner}/{repo}/darwin-{arch}/{version}", "/owner/secret/darwin-arm64/1.0.0", {}, 401),
+    ("/{owner}/{repo}/win32-{arch}/{version}/RELEASES", "/owner/app/win32-x64/0.1.0/RELEASES",
+     {}, 200),
 ]  # fmt: skip
 
 

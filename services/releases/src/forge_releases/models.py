@@ -21,6 +21,10 @@ class Asset:
     uuid: str
     download_count: int
     created_at: datetime
+    # hex digests recorded at upload (the feeds hand them out: Squirrel SHA-1, electron-updater
+    # SHA-512); empty where a query did not select them
+    sha1: str = ""
+    sha512: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +41,8 @@ class Release:
     prerelease: bool
     created_at: datetime
     assets: tuple[Asset, ...] = ()
+    # staged rollout: the percentage of installs the feeds offer it to (None: everyone)
+    rollout: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ from aiohttp import web
 
 from .access_keys import handlers as update_keys
 from .downloads import handlers as downloads
+from .feeds import handlers as feeds
 from .openapi import handler as openapi
 from .pages import handlers as pages
 from .publish import handlers as publish
@@ -35,6 +36,15 @@ def add_routes(app: web.Application) -> None:
             web.get(f"{API}/{{tag}}", read.get_release),
             web.get("/{owner}/{repo}/releases/download/{tag}/{name}", downloads.download),
             web.get("/{owner}/{repo}/releases/latest/download/{name}", downloads.latest_download),
+            # update feeds (feeds/): literal prefixes keep them off the download routes above
+            web.get(f"{API}/feeds/squirrel/{{arch}}/RELEASES", feeds.squirrel_windows),
+            web.get(f"{API}/feeds/electron/{{file}}", feeds.electron_yml),
+            web.get(f"{API}/feeds/tauri/latest.json", feeds.tauri_static),
+            web.get(
+                f"{API}/feeds/tauri/{{target}}/{{arch}}/{{current_version}}", feeds.tauri_dynamic
+            ),
+            web.get("/{owner}/{repo}/darwin-{arch}/{version}", feeds.squirrel_mac),
+            web.get("/{owner}/{repo}/win32-{arch}/{version}/RELEASES", feeds.electronjs_windows),
             # write side (publish/handlers.py)
             web.post(API, publish.create_release),
             web.patch(f"{API}/{{release_id}}", publish.update_release),

@@ -46,6 +46,9 @@ def _validate_release(release: Mapping[str, Any], path: str, errors: list[str]) 
         checks.text(release, key, path, errors)
     for key in ("draft", "prerelease", "tag_only"):
         checks.flag(release, key, path, errors)
+    rollout = release.get("rollout")
+    if rollout is not None and (type(rollout) is not int or not 1 <= rollout <= 100):
+        errors.append(f"{path}.rollout: must be an integer from 1 to 100")
     created = checks.text(release, "created_at", path, errors)
     if created and _parse_time(created) is None:
         errors.append(f"{path}.created_at: not an RFC 3339 time with a zone")
@@ -138,8 +141,8 @@ async def _insert_release(
     release_id: int = await conn.fetchval(
         """INSERT INTO releases.releases
                (repo_id, tag, target, title, note, draft, prerelease, tag_only,
-                created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING id""",
+                created_at, updated_at, rollout)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10) RETURNING id""",
         repo_id,
         release["tag"],
         release.get("target", ""),
@@ -149,6 +152,7 @@ async def _insert_release(
         release.get("prerelease", False),
         release.get("tag_only", False),
         created,
+        release.get("rollout"),
     )
     return release_id
 

@@ -30,5 +30,12 @@ def add_commands(commands: Any) -> None:
     publish.add_argument("--notes-file", type=Path, help="file holding the release notes")
     publish.add_argument("--draft", action="store_true", help="keep the release a draft")
     publish.add_argument("--prerelease", action="store_true", help="mark it a prerelease")
+    publish.add_argument(
+        "--rollout",
+        type=int,
+        choices=range(1, 101),
+        metavar="PERCENT",
+        help="staged rollout: offer it through the update feeds to PERCENT%% of installs",
+    )
     publish.set_defaults(handler=run)
     add_keys_commands(actions)

@@ -47,6 +47,7 @@ class Request:
     notes: str | None = None
     draft: bool = False
     prerelease: bool = False
+    rollout: int | None = None
 
 
 def _error_of(data: Any) -> tuple[str, str]:
@@ -231,12 +232,14 @@ class Publisher:
             raise PublishError(f"{path.name}: the server stored different bytes than were sent")
         self.out.write(f"uploaded {path.name} ({human_size(size)})\n")
 
-    async def publish_draft(self, release: dict[str, Any]) -> None:
-        status, data = await self.call(
-            "PATCH", f"{self.api}/{release['id']}", json={"draft": False}
-        )
+    async def edit(self, release: dict[str, Any], body: dict[str, Any], what: str) -> None:
+        status, data = await self.call("PATCH", f"{self.api}/{release['id']}", json=body)
         if status != 200:
-            raise self.fail(status, data, "publishing the release")
+            raise self.fail(status, data, what)
+
+    async def publish_draft(self, release: dict[str, Any]) -> None:
+        body = {"draft": False, "rollout": self.req.rollout}
+        await self.edit(release, body, "publishing the release")
         self.out.write(f"published release {self.req.tag}\n")
 
     async def run(self) -> None:
@@ -251,4 +254,7 @@ class Publisher:
             await self.upload(release, path)
         if release["draft"] and not self.req.draft:
             await self.publish_draft(release)
+        elif self.req.rollout is not None:  # run again with a larger --rollout to raise it
+            await self.edit(release, {"rollout": self.req.rollout}, "setting the rollout")
+            self.out.write(f"release {self.req.tag} now rolls out to {self.req.rollout}%\n")
         self.out.write(f"{release['html_url']}\n")

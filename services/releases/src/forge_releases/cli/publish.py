@@ -19,6 +19,7 @@ from typing import TextIO
 
 import aiohttp
 
+from .arch_warnings import arch_warnings
 from .client import TIMEOUT, Publisher, PublishError, Request
 from .connection import target
 
@@ -50,6 +51,7 @@ def _request(args: argparse.Namespace, env: Mapping[str, str]) -> Request:
         notes=notes,
         draft=args.draft,
         prerelease=args.prerelease,
+        rollout=args.rollout,
     )
 
 
@@ -62,6 +64,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     """The handler of `forge release publish`: exit status."""
     try:
         req = _request(args, env)
+        for line in arch_warnings([path.name for path in req.files]):
+            print(f"forge: {line}", file=sys.stderr)
         asyncio.run(_publish(req, sys.stdout, sys.stderr))
     except PublishError as exc:
         print(f"forge: {exc}", file=sys.stderr)

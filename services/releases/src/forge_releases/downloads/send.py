@@ -36,12 +36,11 @@ from ..errors import AssetNotFound
 from ..keys import DOWNLOAD_COUNTER, STORAGE
 from ..models import Asset
 from ..storage import BlobMissing, FolderStorage, S3Storage, Storage, StorageUnavailable
-from ..storage.base import blob_key
+from ..storage.base import STORAGE_DEPENDENCY, blob_key
 from .ranges import ByteRange
 
 log = logging.getLogger(__name__)
 
-STORAGE_DEPENDENCY = "storage"
 # aiohttp's copy where the loop has no sendfile (uvloop: MagicStack/uvloop#228) reads this much
 # per thread hop: fewer hops than its 256 KiB default, little memory per download.
 FALLBACK_CHUNK = 1024 * 1024

@@ -9,6 +9,7 @@ from typing import Any
 from forge_common import openapi
 
 from .download_paths import DOWNLOAD_PATHS
+from .feed_paths import feed_paths
 from .key_paths import KEY_PATHS
 from .parts import BASE, NOT_MODIFIED, REQUEST_ERRORS, json_content
 from .publish_paths import publish_paths
@@ -48,7 +49,13 @@ def build() -> dict[str, Any]:
         server="/",
         schemas=SCHEMAS,
         paths=_merge(
-            {**_OPENAPI_PATH, **read_paths(BASE), **DOWNLOAD_PATHS, **KEY_PATHS},
+            {
+                **_OPENAPI_PATH,
+                **read_paths(BASE),
+                **DOWNLOAD_PATHS,
+                **KEY_PATHS,
+                **feed_paths(BASE),
+            },
             publish_paths(BASE),
         ),
     )

@@ -43,6 +43,13 @@ _RELEASE_OPTION = {
         "body": {"type": "string", "pattern": _NO_NUL},
         "draft": {"type": "boolean"},
         "prerelease": {"type": "boolean"},
+        # staged rollout through the update feeds (feeds/); the update check ignores it
+        "rollout": {
+            "type": ["integer", "null"],
+            "minimum": 1,
+            "maximum": 100,
+            "description": "Percentage of installs the update feeds offer the release to",
+        },
     },
 }
 _RELEASE_ID = path("release_id", POSITIVE_ID)

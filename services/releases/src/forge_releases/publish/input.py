@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from forge_common.body import optional_bool, optional_str
+from forge_common.body import optional_bool, optional_int, optional_str
 
 from ..errors import InvalidField
 from ..models import Release
@@ -70,8 +70,14 @@ def _text(data: Mapping[str, Any], field: str) -> str | None:
     return _storable(value, field, limit)
 
 
+def _rollout(data: Mapping[str, Any]) -> int | None:
+    """`rollout`: the staged-rollout percentage, 1-100 (absent or null: unchanged / everyone)."""
+    return optional_int(data, "rollout", low=1, high=100)
+
+
 def new_release(data: Mapping[str, Any]) -> ReleaseFields:
-    """POST body `{tag_name (required), target_commitish, name, body, draft, prerelease}`."""
+    """POST body `{tag_name (required), target_commitish, name, body, draft, prerelease,
+    rollout}`."""
     texts = {field: _text(data, field) for field in _TEXT_FIELDS}
     return ReleaseFields(
         tag=_tag(texts["tag_name"]),
@@ -80,6 +86,7 @@ def new_release(data: Mapping[str, Any]) -> ReleaseFields:
         note=texts["body"] or "",
         draft=bool(optional_bool(data, "draft")),
         prerelease=bool(optional_bool(data, "prerelease")),
+        rollout=_rollout(data),
     )
 
 
@@ -100,10 +107,12 @@ def edit_release(data: Mapping[str, Any], current: Release) -> Edit:
         "note": current.note,
         "draft": current.draft,
         "prerelease": current.prerelease,
+        "rollout": current.rollout,
     }
     changed: list[str] = []
     given: dict[str, Any] = {attr: _text(data, wire) for wire, attr in _TEXT_FIELDS.items()}
     given.update({attr: optional_bool(data, wire) for wire, attr in _FLAGS.items()})
+    given["rollout"] = _rollout(data)
     for attribute, value in given.items():
         if value is not None and value != values[attribute]:
             values[attribute] = value

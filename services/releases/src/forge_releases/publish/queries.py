@@ -41,6 +41,7 @@ class ReleaseFields:
     note: str
     draft: bool
     prerelease: bool
+    rollout: int | None = None  # staged rollout percentage (feeds/), None: everyone
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,12 +74,13 @@ async def insert_release(
     ON CONFLICT makes the check and the insert one step, so two racing creators get one 201."""
     row = await conn.fetchrow(
         """INSERT INTO releases.releases
-               (repo_id, tag, target, title, note, draft, prerelease, publisher_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+               (repo_id, tag, target, title, note, draft, prerelease, publisher_id, rollout)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
            ON CONFLICT (repo_id, tag) DO UPDATE
               SET target = EXCLUDED.target, title = EXCLUDED.title, note = EXCLUDED.note,
                   draft = EXCLUDED.draft, prerelease = EXCLUDED.prerelease,
-                  publisher_id = EXCLUDED.publisher_id, tag_only = false,
+                  rollout = EXCLUDED.rollout, publisher_id = EXCLUDED.publisher_id,
+                  tag_only = false,
                   created_at = now(), updated_at = now()
             WHERE releases.tag_only
            RETURNING id""",
@@ -90,6 +92,7 @@ async def insert_release(
         fields.draft,
         fields.prerelease,
         publisher_id,
+        fields.rollout,
     )
     if row is None:
         return None
@@ -125,7 +128,7 @@ async def update_release(conn: Conn, release_id: int, fields: ReleaseFields) -> 
     await conn.execute(
         """UPDATE releases.releases
               SET tag = $2, target = $3, title = $4, note = $5, draft = $6, prerelease = $7,
-                  updated_at = now()
+                  rollout = $8, updated_at = now()
             WHERE id = $1""",
         release_id,
         fields.tag,
@@ -134,6 +137,7 @@ async def update_release(conn: Conn, release_id: int, fields: ReleaseFields) -> 
         fields.note,
         fields.draft,
         fields.prerelease,
+        fields.rollout,
     )
 
 

@@ -14,10 +14,10 @@ from ..models import Asset, Release
 
 CANDIDATE_LIMIT = 50  # docs/http.md Limits: releases examined by the update check
 
-_RELEASE_COLUMNS = "id, repo_id, tag, target, title, note, draft, prerelease, created_at"
+_RELEASE_COLUMNS = "id, repo_id, tag, target, title, note, draft, prerelease, created_at, rollout"
 _ASSET_COLUMNS = (
     "id, release_id, name, size, content_type, sha256, uuid::text AS uuid, download_count, "
-    "created_at"
+    "created_at, sha1, sha512"
 )
 _ORDER = "ORDER BY created_at DESC, id DESC"
 

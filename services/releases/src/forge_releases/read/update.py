@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 import semver
 
@@ -60,6 +61,14 @@ WINDOWS_PLATFORMS = frozenset({"windows", "win32"})
 STABLE = "stable"
 
 
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+T = TypeVar("T", bound=_Named)  # an Asset, or a bare file name holder (`forge release publish`)
+
+
 @dataclass(frozen=True, slots=True)
 class UpdateQuery:
     version: str  # as sent; rule 1 strips one leading "v"
@@ -94,7 +103,7 @@ def newest_release(releases: Sequence[Release], current: semver.Version) -> Rele
     return best[1] if best else None
 
 
-def match_asset(assets: Sequence[Asset], platform: str, arch: str) -> Asset | None:
+def match_asset(assets: Sequence[T], platform: str, arch: str) -> T | None:
     """Rules 6-7: the first pattern that matches any asset wins; within it, the first asset."""
     table = ASSET_PATTERNS.get(platform)
     if table is None:

@@ -28,11 +28,12 @@ class Answer:
     status: int
     body: bytes = b""
     etag: str = ""
+    content_type: str = "application/json"
     public_headers: dict[str, str] = field(init=False)
     private_headers: dict[str, str] = field(init=False)
 
     def __post_init__(self) -> None:
-        extra = {"ETag": self.etag, "Content-Type": "application/json"} if self.body else {}
+        extra = {"ETag": self.etag, "Content-Type": self.content_type} if self.body else {}
         object.__setattr__(self, "public_headers", {**cache_headers(True), **extra})
         object.__setattr__(self, "private_headers", {**cache_headers(False), **extra})
 

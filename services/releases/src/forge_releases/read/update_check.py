@@ -25,9 +25,10 @@ from .update import STABLE, BadVersion, UpdateQuery
 from .update_answer import Answer, prepare_answer
 
 
-def _cached_answer(request: web.Request) -> web.Response | None:
-    """The hot path, with no await and no query: an anonymous check of public data whose
-    repository and answer are both cached. None: take the full path."""
+def cached_answer(request: web.Request, key: str) -> web.Response | None:
+    """The hot path, with no await and no query: an anonymous request for public data whose
+    repository and answer (under `key`) are both cached. None: take the full path. The update
+    feeds (feeds/handlers.py) share it."""
     # The auth middleware sets a viewer exactly when this header is present; testing the header
     # is cheaper than the request-state lookup, which raises KeyError for anonymous callers.
     if hdrs.AUTHORIZATION in request.headers:
@@ -40,13 +41,13 @@ def _cached_answer(request: web.Request) -> web.Response | None:
     releases = cache.get_repo(entry.ref.repo_id)
     if releases is None:
         return None
-    answer = releases.answers.get(request.rel_url.raw_query_string)
+    answer = releases.answers.get(key)
     return answer.respond(request, True) if answer is not None else None
 
 
 async def update_check(request: web.Request) -> web.Response:
     """GET .../releases/update (update rules 1-9): from a prepared answer when there is one."""
-    if (cached := _cached_answer(request)) is not None:
+    if (cached := cached_answer(request, request.rel_url.raw_query_string)) is not None:
         return cached
     resolved = await resolve(request)
     releases = await repo_releases(request.app, resolved.ref.repo_id)

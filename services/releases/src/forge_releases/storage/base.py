@@ -13,6 +13,9 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
+# The name of the storage dependency in forge_common.outage (503 and its warnings when it is down).
+STORAGE_DEPENDENCY = "storage"
+
 # Blobs are read in pieces of this size when the service itself sends them.
 READ_CHUNK = 256 * 1024
 

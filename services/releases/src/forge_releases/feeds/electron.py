@@ -1,0 +1,83 @@
+"""electron-updater's `{channel}{-mac,-linux,-linux-arm64,...}.yml` files (electron-builder's
+generic provider): version, files with base64 SHA-512 and sizes, path, releaseDate, releaseName,
+releaseNotes. The body is JSON, which is YAML: electron-updater parses it with js-yaml.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import semver
+from forge_common.render import rfc3339
+
+from ..models import Asset, Release
+from .match import DARWIN, LINUX, WINDOWS, facts, of_platform, ranked
+
+Link = Callable[[Release, Asset], str]
+
+# electron-updater: `${channel}${prefix}.yml`; prefix "" (Windows), "-mac", "-linux" (x64) or
+# "-linux-${arch}"
+_FILE = re.compile(r"^(?P<channel>[A-Za-z0-9_.]+)(?P<prefix>-mac|-linux(?:-[a-z0-9]+)?)?\.yml$")
+
+
+@dataclass(frozen=True, slots=True)
+class YmlFile:
+    channel: str
+    platform: str
+    arch: str  # "" for macOS: every architecture is listed and the client chooses
+
+
+def parse_file_name(name: str) -> YmlFile | None:
+    found = _FILE.match(name)
+    if found is None:
+        return None
+    prefix = found["prefix"] or ""
+    if prefix == "-mac":
+        return YmlFile(found["channel"], DARWIN, "")
+    if prefix.startswith("-linux"):
+        arch = prefix[len("-linux-") :] if prefix.startswith("-linux-") else "x64"
+        return YmlFile(found["channel"], LINUX, arch)
+    return YmlFile(found["channel"], WINDOWS, "x64")
+
+
+def files_of(release: Release, wanted: YmlFile) -> list[Asset]:
+    if wanted.platform == DARWIN:
+        return of_platform(release.assets, DARWIN, (".zip", ".dmg"))
+    kinds = (".exe",) if wanted.platform == WINDOWS else (".appimage",)
+    found = ranked(release.assets, wanted.platform, wanted.arch, kinds)
+    if wanted.arch != "x64":
+        # electron-builder leaves x64 unnamed: a nameless build is never another arch's update
+        found = [asset for asset in found if facts(asset.name).arch == wanted.arch]
+    return found
+
+
+def sha512_base64(hex_digest: str) -> str:
+    return base64.b64encode(bytes.fromhex(hex_digest)).decode()
+
+
+def update_info(
+    version: semver.Version,
+    release: Release,
+    files: Sequence[Asset],
+    link: Link,
+    staging_percentage: int | None = None,
+) -> dict[str, Any]:
+    entries = [
+        {"url": link(release, a), "sha512": sha512_base64(a.sha512), "size": a.size} for a in files
+    ]
+    info: dict[str, Any] = {
+        "version": str(version),
+        "files": entries,
+        "path": entries[0]["url"],
+        "sha512": entries[0]["sha512"],
+        "releaseDate": rfc3339(release.created_at),
+        "releaseName": release.title or release.tag,
+        "releaseNotes": release.note,
+    }
+    if staging_percentage is not None:
+        info["stagingPercentage"] = staging_percentage
+    return info

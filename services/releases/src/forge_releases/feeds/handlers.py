@@ -1,0 +1,194 @@
+"""Handlers of the update feeds: the repository and its releases come from the cache the update
+check uses (read/candidates.py, invalidated on publish through the change notifications), and a
+feed's answer is prepared once down to its bytes and kept with them, like the check's.
+
+Each route: the update.electronjs.org shape (`/{owner}/{repo}/darwin-{arch}/{version}` and
+`/{owner}/{repo}/win32-{arch}/{version}/RELEASES`, what update-electron-app builds from its
+`host`), Squirrel.Windows RELEASES per architecture, and electron-updater's yml files.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+
+from aiohttp import web
+from forge_common.render import dumps
+
+from ..access_keys.grant import names_key
+from ..access_keys.signed_urls import signed
+from ..errors import InvalidVersion, NoReleasesFound
+from ..httpcache import cache_headers, etag_of
+from ..keys import RELEASE_CACHE
+from ..models import Asset, Release
+from ..read.cache import RepoReleases
+from ..read.candidates import repo_releases
+from ..read.resolve import resolve
+from ..read.update import STABLE, parse_version
+from ..read.update_answer import NO_UPDATE, Answer
+from ..read.update_check import cached_answer
+from . import electron, squirrel, tauri
+from .channels import newest_first, staged
+from .links import asset_url
+from .match import canonical_arch
+from .signatures import signature_text
+
+TEXT = "text/plain; charset=utf-8"
+YAML = "text/yaml; charset=utf-8"
+
+Built = Answer | str
+Build = Callable[[RepoReleases, Callable[[Release, Asset], str]], Built | Awaitable[Built]]
+
+
+async def _serve(request: web.Request, key: str, build: Build) -> web.Response:
+    """The prepared answer under `key` (what the answer depends on besides the repository), or
+    `build` it; a str from `build` is a URL to redirect to (an uploaded file, served as is)."""
+    cache_key = f"feed {key}"  # a space never occurs in the raw query strings the check keys by
+    # an update key makes the URLs inside the answer this caller's own signed ones: never shared
+    if not names_key(request) and (cached := cached_answer(request, cache_key)) is not None:
+        return cached
+    resolved = await resolve(request)
+    releases = await repo_releases(request.app, resolved.ref.repo_id)
+    keyed = signed(request)
+    answer = None if keyed else releases.answers.get(cache_key)
+    if answer is None:
+        ref = resolved.ref
+
+        def link(release: Release, asset: Asset) -> str:
+            return asset_url(request, ref, release, asset)
+
+        outcome = build(releases, link)
+        built = await outcome if inspect.isawaitable(outcome) else outcome
+        if isinstance(built, str):
+            return web.Response(
+                status=302, headers={"Location": built, **cache_headers(resolved.public)}
+            )
+        answer = built
+        if not keyed:
+            request.app[RELEASE_CACHE].remember_answer(releases, cache_key, answer)
+    return answer.respond(request, resolved.public)
+
+
+def _arch(request: web.Request) -> str:
+    raw = request.match_info["arch"]
+    return canonical_arch(raw) or raw.lower()
+
+
+def _text(text: str | None, content_type: str) -> Answer:
+    if text is None:
+        raise NoReleasesFound()
+    body = text.encode()
+    return Answer(200, body, etag_of(body), content_type)
+
+
+async def squirrel_mac(request: web.Request) -> web.Response:
+    """GET /{owner}/{repo}/darwin-{arch}/{version}: Squirrel.Mac JSON (200) or 204."""
+    raw_arch, raw_version = request.match_info["arch"], request.match_info["version"]
+
+    def build(releases: RepoReleases, link: Callable[[Release, Asset], str]) -> Answer:
+        current = parse_version(raw_version)
+        if current is None:
+            raise InvalidVersion(raw_version)
+        candidates = list(newest_first(releases, STABLE))
+        found = squirrel.mac_update(candidates, current, _arch(request), link)
+        if found is None:
+            return NO_UPDATE
+        body = dumps(found)
+        return Answer(200, body, etag_of(body))
+
+    # keyed by the path as written: a repeated check is answered before any parsing
+    return await _serve(request, f"mac {raw_arch} {raw_version}", build)
+
+
+def _windows_feed(request: web.Request, channel: str) -> Build:
+    arch = _arch(request)
+
+    def build(releases: RepoReleases, link: Callable[[Release, Asset], str]) -> Answer:
+        text = squirrel.releases_lines(list(newest_first(releases, channel)), arch, link)
+        return _text(text, TEXT)
+
+    return build
+
+
+async def electronjs_windows(request: web.Request) -> web.Response:
+    """GET /{owner}/{repo}/win32-{arch}/{version}/RELEASES: the stable Squirrel.Windows feed
+    (the client decides from RELEASES; the version in the path is not needed)."""
+    return await _serve(
+        request, f"win {request.match_info['arch']}", _windows_feed(request, STABLE)
+    )
+
+
+async def squirrel_windows(request: web.Request) -> web.Response:
+    """GET .../releases/feeds/squirrel/{arch}/RELEASES?channel=: RELEASES of one architecture.
+    Squirrel appends `id`, `localVersion` and `arch` to the query: only `channel` matters."""
+    channel = request.query.get("channel") or STABLE
+    key = f"squirrel {request.match_info['arch']} {channel}"
+    return await _serve(request, key, _windows_feed(request, channel))
+
+
+async def electron_yml(request: web.Request) -> web.Response:
+    """GET .../releases/feeds/electron/{file}: `latest.yml`, `latest-mac.yml`, `beta-linux.yml`…
+    from the newest release of the channel with files for it; a release that carries the file
+    itself is answered with a redirect to it (served as uploaded)."""
+    name = request.match_info["file"]
+    wanted = electron.parse_file_name(name)
+    if wanted is None:
+        raise NoReleasesFound()
+
+    def build(releases: RepoReleases, link: Callable[[Release, Asset], str]) -> Answer | str:
+        for version, release in newest_first(releases, wanted.channel):
+            uploaded = next((a for a in release.assets if a.name.lower() == name.lower()), None)
+            if uploaded is not None:
+                return link(release, uploaded)
+            files = electron.files_of(release, wanted)
+            if files:
+                info = electron.update_info(version, release, files, link, staged(release))
+                body = dumps(info)
+                return Answer(200, body, etag_of(body), YAML)
+        raise NoReleasesFound()
+
+    return await _serve(request, f"yml {name}", build)
+
+
+def _sign(request: web.Request) -> Callable[[Asset], Awaitable[str | None]]:
+    async def sign(sig: Asset) -> str | None:
+        return await signature_text(request.app, sig)
+
+    return sign
+
+
+async def tauri_dynamic(request: web.Request) -> web.Response:
+    """GET .../releases/feeds/tauri/{target}/{arch}/{current_version}?channel=: Tauri's dynamic
+    answer (200) or 204."""
+    match = request.match_info
+    target, arch, raw_version = match["target"], match["arch"], match["current_version"]
+    if target not in tauri.TARGETS:
+        raise NoReleasesFound()
+    channel = request.query.get("channel") or STABLE
+
+    async def build(releases: RepoReleases, link: Callable[[Release, Asset], str]) -> Answer:
+        current = parse_version(raw_version)
+        if current is None:
+            raise InvalidVersion(raw_version)
+        candidates = list(newest_first(releases, channel))
+        found = await tauri.dynamic(candidates, current, target, arch, link, _sign(request))
+        if found is None:
+            return NO_UPDATE
+        body = dumps(found)
+        return Answer(200, body, etag_of(body))
+
+    return await _serve(request, f"tauri {target} {arch} {raw_version} {channel}", build)
+
+
+async def tauri_static(request: web.Request) -> web.Response:
+    """GET .../releases/feeds/tauri/latest.json?channel=: the static form with `platforms`."""
+    channel = request.query.get("channel") or STABLE
+
+    async def build(releases: RepoReleases, link: Callable[[Release, Asset], str]) -> Answer:
+        found = await tauri.static(list(newest_first(releases, channel)), link, _sign(request))
+        if found is None:
+            raise NoReleasesFound()
+        body = dumps(found)
+        return Answer(200, body, etag_of(body))
+
+    return await _serve(request, f"tauri-json {channel}", build)

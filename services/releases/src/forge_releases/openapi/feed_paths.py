@@ -1,0 +1,160 @@
+"""The update feeds of the OpenAPI document (feeds/ serves them): the update.electronjs.org URL
+shape, Squirrel.Windows RELEASES per architecture and electron-updater's yml files."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .parts import ACCESS_ERRORS, NOT_MODIFIED, TIME, error, json_content, operation, path, query
+
+_ETAG = {"ETag": {"schema": {"type": "string"}}}
+_RELEASES_TEXT = {
+    "description": "Squirrel.Windows RELEASES: `SHA1 URL size` lines, ` # NN%` when staged",
+    "headers": _ETAG,
+    "content": {"text/plain": {"schema": {"type": "string"}}},
+}
+_NO_PACKAGES = error("RepoNotFound, or NoReleasesFound: no full package for this architecture")
+_SQUIRREL_MAC = {
+    "type": "object",
+    "required": ["name", "notes", "pub_date", "url"],
+    "properties": {
+        "name": {"type": "string"},
+        "notes": {"type": "string"},
+        "pub_date": TIME,
+        "url": {"type": "string", "format": "uri"},
+    },
+}
+_TAURI = {
+    "type": "object",
+    "required": ["version", "url", "signature", "notes", "pub_date"],
+    "properties": {
+        "version": {"type": "string"},
+        "url": {"type": "string", "format": "uri"},
+        "signature": {"type": "string"},
+        "notes": {"type": "string"},
+        "pub_date": TIME,
+    },
+    "not": {"required": ["name"]},
+}
+_TAURI_STATIC = {
+    "type": "object",
+    "required": ["version", "notes", "pub_date", "platforms"],
+    "properties": {
+        "version": {"type": "string"},
+        "notes": {"type": "string"},
+        "pub_date": TIME,
+        "platforms": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "required": ["signature", "url"],
+                "properties": {"signature": {"type": "string"}, "url": {"type": "string"}},
+            },
+        },
+    },
+}
+_ARCH = path("arch", description="x64, arm64, ia32 (also aarch64, x86_64, amd64, x86)")
+
+
+def feed_paths(base: str) -> dict[str, Any]:
+    return {
+        f"{base}/feeds/squirrel/{{arch}}/RELEASES": {
+            "get": operation(
+                "squirrelWindowsFeed",
+                "Squirrel.Windows RELEASES of one architecture",
+                [
+                    _ARCH,
+                    query("channel", {"type": "string"}, "stable (default), beta, alpha…"),
+                ],
+                {
+                    "200": _RELEASES_TEXT,
+                    "304": NOT_MODIFIED,
+                    "401": ACCESS_ERRORS["401"],
+                    "404": _NO_PACKAGES,
+                },
+                "feeds",
+            )
+        },
+        f"{base}/feeds/electron/{{file}}": {
+            "get": operation(
+                "electronUpdaterFile",
+                "electron-updater's {channel}.yml, {channel}-mac.yml, {channel}-linux[-arch].yml",
+                [path("file", {"type": "string", "pattern": r"\.yml$"})],
+                {
+                    "200": {
+                        "description": "electron-builder update info (JSON, which is YAML)",
+                        "headers": _ETAG,
+                        "content": {"text/yaml": {"schema": {"type": "object"}}},
+                    },
+                    "302": {"description": "The release carries this file: its download URL"},
+                    "304": NOT_MODIFIED,
+                    "401": ACCESS_ERRORS["401"],
+                    "404": error("RepoNotFound, or NoReleasesFound: no release has such files"),
+                },
+                "feeds",
+            )
+        },
+        f"{base}/feeds/tauri/{{target}}/{{arch}}/{{current_version}}": {
+            "get": operation(
+                "tauriFeed",
+                "Tauri v2 dynamic update endpoint",
+                [
+                    path("target", {"type": "string", "enum": ["darwin", "linux", "windows"]}),
+                    path("arch", description="x86_64, aarch64, i686, armv7"),
+                    path("current_version"),
+                    query("channel", {"type": "string"}, "stable (default), beta, alpha…"),
+                ],
+                {
+                    "200": json_content("Newer release with a signed bundle", _TAURI),
+                    "204": {"description": "No newer release with a signed bundle"},
+                    "304": NOT_MODIFIED,
+                    "400": error("ValInvalidInput: the version is not SemVer"),
+                    **ACCESS_ERRORS,
+                },
+                "feeds",
+            )
+        },
+        f"{base}/feeds/tauri/latest.json": {
+            "get": operation(
+                "tauriStaticFeed",
+                "Tauri v2 static latest.json",
+                [query("channel", {"type": "string"}, "stable (default), beta, alpha…")],
+                {
+                    "200": json_content("The newest release with signed bundles", _TAURI_STATIC),
+                    "304": NOT_MODIFIED,
+                    "401": ACCESS_ERRORS["401"],
+                    "404": error("RepoNotFound, or NoReleasesFound: no signed bundle"),
+                },
+                "feeds",
+            )
+        },
+        "/{owner}/{repo}/darwin-{arch}/{version}": {
+            "get": operation(
+                "squirrelMacFeed",
+                "Squirrel.Mac update (the update.electronjs.org URL shape)",
+                [_ARCH, path("version")],
+                {
+                    "200": json_content("Newer release with a zip for this arch", _SQUIRREL_MAC),
+                    "204": {"description": "No newer release"},
+                    "304": NOT_MODIFIED,
+                    "400": error("ValInvalidInput: the version is not SemVer"),
+                    **ACCESS_ERRORS,
+                },
+                "feeds",
+            )
+        },
+        "/{owner}/{repo}/win32-{arch}/{version}/RELEASES": {
+            "get": operation(
+                "squirrelWindowsElectronFeed",
+                "Squirrel.Windows stable RELEASES (the update.electronjs.org URL shape)",
+                [_ARCH, path("version")],
+                {
+                    "200": _RELEASES_TEXT,
+                    "304": NOT_MODIFIED,
+                    "401": ACCESS_ERRORS["401"],
+                    "404": _NO_PACKAGES,
+                },
+                "feeds",
+            )
+        },
+    }
