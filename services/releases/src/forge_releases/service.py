@@ -11,6 +11,7 @@ from . import cli, world
 from .counter import DownloadCounter
 from .keys import DOWNLOAD_COUNTER, OPTIONS, RELEASE_CACHE, STORAGE
 from .lifecycle import counter_context, listener_context, sweep_on_startup
+from .metrics import add_releases_metrics
 from .options import Options
 from .read.cache import ReleaseCache
 from .routes import add_routes
@@ -22,6 +23,7 @@ def setup(app: web.Application, settings: Settings, options: Options) -> None:
     app[RELEASE_CACHE] = ReleaseCache(options.cache)
     app[DOWNLOAD_COUNTER] = DownloadCounter()
     app[STORAGE] = Storage(settings.storage_path)
+    add_releases_metrics(app, app[RELEASE_CACHE], app[DOWNLOAD_COUNTER])
     app.cleanup_ctx.append(listener_context)
     app.cleanup_ctx.append(counter_context)
     app.on_startup.append(sweep_on_startup)

@@ -150,6 +150,7 @@ async def serve_asset(
         await response.prepare(request)
         if request.method != "HEAD":
             await _stream(response, file, part)
+            request.app[DOWNLOAD_COUNTER].sent(part.length)
             if not part.partial:
                 request.app[DOWNLOAD_COUNTER].add(asset.id)
         await response.write_eof()

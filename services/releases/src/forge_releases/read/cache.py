@@ -17,6 +17,7 @@ migration 0002 notify every replica anyway.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -87,6 +88,11 @@ class ReleaseCache:
         self._names: dict[tuple[str, str], RepoEntry | None] = {}
         self._repos: dict[int, RepoReleases] = {}
         self._answers_added = 0  # since answers were last dropped everywhere (an upper bound)
+        # Read at scrape time (forge_releases/metrics.py): update checks answered from a prepared
+        # answer, answers computed, and invalidations by kind ("repo", "names", "all").
+        self.hits = 0
+        self.misses = 0
+        self.invalidations: Counter[str] = Counter()
 
     # --- reading and storing -------------------------------------------------------------
 
@@ -119,6 +125,7 @@ class ReleaseCache:
 
     def remember_answer(self, releases: RepoReleases, key: str, answer: Answer) -> None:
         """Keep a prepared answer; varied query strings (cache busters) cannot grow memory."""
+        self.misses += 1
         if self._answers_added >= self.limits.answers:
             for cached in self._repos.values():
                 cached.answers.clear()
@@ -128,22 +135,30 @@ class ReleaseCache:
         releases.answers[key] = answer
         self._answers_added += 1
 
+    def sizes(self) -> dict[str, int]:
+        """Entries held, by kind (for metrics)."""
+        answers = sum(len(cached.answers) for cached in self._repos.values())
+        return {"names": len(self._names), "repos": len(self._repos), "answers": answers}
+
     # --- invalidation --------------------------------------------------------------------
 
     def invalidate_repo(self, repo_id: int) -> None:
         """A repository's releases or assets changed."""
+        self.invalidations["repo"] += 1
         self._version += 1
         self._repos.pop(repo_id, None)
 
     def invalidate_names(self) -> None:
         """Accounts or repositories changed: any path may now resolve differently, and prepared
         answers hold download URLs spelled with owner and repository names, so both go."""
+        self.invalidations["names"] += 1
         self._version += 1
         self._names.clear()
         self._repos.clear()
 
     def reset(self, *, enabled: bool) -> None:
         """Drop everything; `enabled` says whether change notifications are being received."""
+        self.invalidations["all"] += 1
         self._version += 1
         self._names.clear()
         self._repos.clear()

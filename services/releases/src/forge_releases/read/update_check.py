@@ -35,7 +35,10 @@ def _cached_answer(request: web.Request) -> web.Response | None:
     if releases is None:
         return None
     answer = releases.answers.get(request.rel_url.raw_query_string)
-    return answer.respond(request, True) if answer is not None else None
+    if answer is None:
+        return None
+    cache.hits += 1
+    return answer.respond(request, True)
 
 
 async def update_check(request: web.Request) -> web.Response:
@@ -63,4 +66,6 @@ async def update_check(request: web.Request) -> web.Response:
         except BadVersion:
             raise InvalidVersion(check.version) from None
         request.app[RELEASE_CACHE].remember_answer(releases, raw_query, answer)
+    else:
+        request.app[RELEASE_CACHE].hits += 1
     return answer.respond(request, resolved.public)
