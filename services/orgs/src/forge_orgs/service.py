@@ -4,16 +4,23 @@ from __future__ import annotations
 
 from aiohttp import web
 from forge_common.config import Settings
+from forge_common.metrics import METRICS
 from forge_common.service import Service, bind_options
 
 from . import world
 from .keys import OPTIONS
+from .metrics import OverviewCacheCollector
 from .options import Options
+from .overview import OVERVIEW_CACHE, OverviewCache, overview_cache_context
 from .routes import add_routes
 
 
 def setup(app: web.Application, settings: Settings, options: Options) -> None:
     app[OPTIONS] = options
+    app[OVERVIEW_CACHE] = OverviewCache(options.overview_cache_entries)
+    app[METRICS].add_collector(OverviewCacheCollector(app[OVERVIEW_CACHE]))
+    if options.overview_cache_entries > 0:
+        app.cleanup_ctx.append(overview_cache_context)
     add_routes(app)
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from forge_common.db import Conn
+from forge_common.db import Conn, Queryable
 
 from ..models import Group, Member, Org, Pin, Stats
 from .pins import pin_from_row
@@ -114,3 +114,38 @@ async def overview(conn: Conn, name: str, viewer_id: int | None) -> Overview | N
             granted_private_repo_ids=list(row["granted_private_repo_ids"]),
         ),
     )
+
+
+# Who the viewer is to the organization, for the overview cache (overview.py): their role, and
+# whether a grant of their own (collaborator, team) reaches one of its private repositories.
+_VIEWER_CLASS_SQL = """
+SELECT o.id,
+       (SELECT m.role FROM core.org_members m WHERE m.org_id = o.id AND m.user_id = $2) AS role,
+       EXISTS (SELECT 1
+                 FROM core.collaborators c
+                 JOIN core.repositories cr ON cr.id = c.repo_id
+                WHERE c.user_id = $2 AND cr.owner_id = o.id AND cr.private)
+       OR EXISTS (SELECT 1
+                    FROM core.team_members tm
+                    JOIN core.teams t ON t.id = tm.team_id AND t.org_id = o.id
+                    JOIN core.team_repos tr ON tr.team_id = t.id
+                    JOIN core.repositories r ON r.id = tr.repo_id AND r.private
+                   WHERE tm.user_id = $2) AS granted
+  FROM core.accounts o
+ WHERE lower(o.name) = lower($1) AND o.kind = 'org'
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class ViewerFacts:
+    org_id: int
+    role: str | None
+    granted: bool  # holds a grant on a private repository of the organization
+
+
+async def viewer_facts(conn: Queryable, name: str, viewer_id: int) -> ViewerFacts | None:
+    """None when no organization has that name."""
+    row = await conn.fetchrow(_VIEWER_CLASS_SQL, name, viewer_id)
+    if row is None:
+        return None
+    return ViewerFacts(row["id"], row["role"], row["granted"])
