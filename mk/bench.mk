@@ -20,3 +20,12 @@ bench-orgs: install deploy-tools ## Benchmark the orgs overview (100 pins, 10,00
 
 bench-events: install ## Benchmark event delivery: outbox → relay → gateway → OnEvent (rate, p99, backlog drain)
 	$(PY) bench/events/bench.py $(BENCH_EVENTS_ARGS)
+
+# Profiling (bench/RESULTS.md says what each profile showed): py-spy, pinned, into the venv only
+# when asked for, e.g. `make profile-tools && .venv/bin/py-spy record --pid PID -d 10 -f raw -o x`.
+.PHONY: profile-tools
+profile-tools: install $(VENV)/.py-spy ## Install py-spy (pinned) to profile a benchmark's service process
+
+$(VENV)/.py-spy: constraints.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt py-spy
+	@touch $@

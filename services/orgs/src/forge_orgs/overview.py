@@ -2,10 +2,10 @@
 (docs/orgs.md "Overview cache"). The JSON API and any other page showing the overview call
 `prepared_overview`.
 
-A viewer class is what decides the answer: anonymous, or signed in with a role in the
-organization (owner, member, none) and the site-admin flag. A signed-in viewer holding a grant of
-their own on one of the organization's private repositories (collaborator, team) sees what no
-class does, so their overview is never cached. Deciding a signed-in viewer's class costs one small
+A viewer class is everything that decides the answer: anonymous, or signed in with the site-admin
+flag, a role in the organization (owner, member, none) and the set of its private repositories
+granted to them on their own (as collaborator or through a team; every permission reads, so the
+set decides which private pins they see). Deciding a signed-in viewer's class costs one small
 query; an anonymous viewer's none. The key is the whole class, so no class ever gets another's
 answer.
 
@@ -36,7 +36,8 @@ from .models import OrgView
 from .visibility import Visible, filter_for_viewer
 
 CHANNEL = "forge_orgs"
-ViewerClass = tuple[bool, bool, str | None]  # (signed in, site admin, role)
+# (signed in, site admin, role, private repositories granted to the viewer)
+ViewerClass = tuple[bool, bool, str | None, tuple[int, ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,13 +135,12 @@ async def prepared_overview(app: web.Application, name: str, viewer: Viewer | No
     async with connection(app[DB_POOL]) as conn:
         key: tuple[str, ViewerClass] | None = None
         if viewer is None:
-            key = (name.lower(), (False, False, None))
+            key = (name.lower(), (False, False, None, ()))
         elif cache.enabled:
             facts = await overview_db.viewer_facts(conn, name, viewer.id)
             if facts is None:
                 raise OrgNotFound()
-            if not facts.granted:
-                key = (name.lower(), (True, viewer.is_admin, facts.role))
+            key = (name.lower(), (True, viewer.is_admin, facts.role, facts.granted))
         if key is not None and (found := cache.get(key)) is not None:
             if found[1] is None:
                 raise OrgNotFound()
@@ -148,7 +148,8 @@ async def prepared_overview(app: web.Application, name: str, viewer: Viewer | No
         data = await overview_db.overview(conn, name, viewer.id if viewer else None)
         if data is None:
             raise OrgNotFound()
-        if key is not None and (data.role != key[1][2] or data.stats.granted_private_repo_ids):
+        granted = tuple(sorted(data.stats.granted_private_repo_ids))
+        if key is not None and (data.role, granted) != key[1][2:]:
             key = None  # the role or grants changed between the two statements: not this class
         view = OrgView(data.org, viewer, data.role)
         try:

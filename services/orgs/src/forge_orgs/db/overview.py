@@ -15,6 +15,19 @@ from .pins import pin_from_row
 
 OVERVIEW_MEMBERS = 12  # docs/http.md "Limits": public members in the overview
 
+# The viewer's grants of their own (collaborator, team) on the organization's private repositories.
+_GRANTED = """ARRAY(SELECT c.repo_id
+               FROM core.collaborators c
+               JOIN core.repositories cr ON cr.id = c.repo_id
+              WHERE c.user_id = $2 AND cr.owner_id = o.id AND cr.private
+             UNION
+             SELECT tr.repo_id
+               FROM core.team_members tm
+               JOIN core.teams t ON t.id = tm.team_id AND t.org_id = o.id
+               JOIN core.team_repos tr ON tr.team_id = t.id
+               JOIN core.repositories tr_r ON tr_r.id = tr.repo_id AND tr_r.private
+              WHERE tm.user_id = $2)"""
+
 # The limit is written into the statement, not bound: with `LIMIT $n` PostgreSQL keeps re-planning
 # the prepared statement for each call (custom plans), which costs more than running it.
 _OVERVIEW_SQL = f"""
@@ -49,17 +62,7 @@ SELECT o.id, o.name, o.full_name, o.description, o.website, o.location, o.visibi
        mc.member_count, mc.public_member_count,
        (SELECT count(*) FROM core.teams t WHERE t.org_id = o.id) AS team_count,
        rc.repo_count, rc.public_repo_count,
-       ARRAY(SELECT c.repo_id
-               FROM core.collaborators c
-               JOIN core.repositories cr ON cr.id = c.repo_id
-              WHERE c.user_id = $2 AND cr.owner_id = o.id AND cr.private
-             UNION
-             SELECT tr.repo_id
-               FROM core.team_members tm
-               JOIN core.teams t ON t.id = tm.team_id AND t.org_id = o.id
-               JOIN core.team_repos tr ON tr.team_id = t.id
-               JOIN core.repositories tr_r ON tr_r.id = tr.repo_id AND tr_r.private
-              WHERE tm.user_id = $2) AS granted_private_repo_ids
+       {_GRANTED} AS granted_private_repo_ids
   FROM o,
        LATERAL (SELECT count(*) AS member_count,
                        count(*) FILTER (WHERE public) AS public_member_count
@@ -116,21 +119,12 @@ async def overview(conn: Conn, name: str, viewer_id: int | None) -> Overview | N
     )
 
 
-# Who the viewer is to the organization, for the overview cache (overview.py): their role, and
-# whether a grant of their own (collaborator, team) reaches one of its private repositories.
-_VIEWER_CLASS_SQL = """
+# Who the viewer is to the organization, for the overview cache (overview.py): their role and
+# their grants of their own on its private repositories.
+_VIEWER_CLASS_SQL = f"""
 SELECT o.id,
        (SELECT m.role FROM core.org_members m WHERE m.org_id = o.id AND m.user_id = $2) AS role,
-       EXISTS (SELECT 1
-                 FROM core.collaborators c
-                 JOIN core.repositories cr ON cr.id = c.repo_id
-                WHERE c.user_id = $2 AND cr.owner_id = o.id AND cr.private)
-       OR EXISTS (SELECT 1
-                    FROM core.team_members tm
-                    JOIN core.teams t ON t.id = tm.team_id AND t.org_id = o.id
-                    JOIN core.team_repos tr ON tr.team_id = t.id
-                    JOIN core.repositories r ON r.id = tr.repo_id AND r.private
-                   WHERE tm.user_id = $2) AS granted
+       {_GRANTED} AS granted
   FROM core.accounts o
  WHERE lower(o.name) = lower($1) AND o.kind = 'org'
 """
@@ -140,7 +134,7 @@ SELECT o.id,
 class ViewerFacts:
     org_id: int
     role: str | None
-    granted: bool  # holds a grant on a private repository of the organization
+    granted: tuple[int, ...]  # private repositories of the organization granted to the viewer
 
 
 async def viewer_facts(conn: Queryable, name: str, viewer_id: int) -> ViewerFacts | None:
@@ -148,4 +142,4 @@ async def viewer_facts(conn: Queryable, name: str, viewer_id: int) -> ViewerFact
     row = await conn.fetchrow(_VIEWER_CLASS_SQL, name, viewer_id)
     if row is None:
         return None
-    return ViewerFacts(row["id"], row["role"], row["granted"])
+    return ViewerFacts(row["id"], row["role"], tuple(sorted(row["granted"])))
