@@ -57,7 +57,7 @@ class _Snapshot(Collector):
 class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=False)
-        self.requests = RequestMetrics(self.registry)
+        self.requests = RequestMetrics(self.registry)  # registers itself
         self._queries: list[tuple[str, Query]] = []
         self._snapshot = _Snapshot()
         self.registry.register(self._snapshot)
