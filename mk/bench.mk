@@ -29,3 +29,7 @@ profile-tools: install $(VENV)/.py-spy ## Install py-spy (pinned) to profile a b
 $(VENV)/.py-spy: constraints.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt py-spy
 	@touch $@
+
+.PHONY: bench-micro-cache
+bench-micro-cache: install deploy-tools ## nginx micro-cache vs nginx serving the same bytes statically (>= 0.7)
+	$(PY) tests-e2e/bench_micro_cache.py $(BENCH_MICRO_CACHE_ARGS)
