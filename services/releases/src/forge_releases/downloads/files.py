@@ -20,7 +20,7 @@ from forge_common.middleware import stamp_headers
 
 from ..errors import AssetNotFound
 from ..httpcache import cache_headers
-from ..keys import DOWNLOAD_COUNTER, STORAGE
+from ..keys import DOWNLOAD_COUNTER, RELEASE_CACHE, STORAGE
 from ..models import Asset, Release
 from .ranges import ByteRange, Unsatisfiable, parse_range
 
@@ -153,6 +153,7 @@ async def serve_asset(
             request.app[DOWNLOAD_COUNTER].sent(part.length)
             if not part.partial:
                 request.app[DOWNLOAD_COUNTER].add(asset.id)
+                request.app[RELEASE_CACHE].downloaded(release.repo_id)  # its list shows counts
         await response.write_eof()
     finally:
         file.close()
