@@ -84,7 +84,7 @@ def test_errors_are_not_kept(stack: Stack) -> None:
     assert reply.json()["error"]["request_id"] == reply.headers["X-Request-Id"]
 
 
-def test_a_publish_shows_within_a_second(stack: Stack) -> None:
+def test_a_publish_shows_within_two_seconds(stack: Stack) -> None:
     assert stack.get(LIST).status == 200
     assert status_of(stack, LIST) == "HIT"
     body = json.dumps({"tag_name": "v2.0.0"}).encode()
@@ -93,6 +93,9 @@ def test_a_publish_shows_within_a_second(stack: Stack) -> None:
     )
     assert created.status == 201, created.body
     published = time.monotonic()
+    # nginx keeps time in whole seconds: an answer kept "1 s" lives until the end of the next
+    # whole second, so 1 to 2 s (docs/operations.md "Micro-cache"); 2.5 s leaves room for a
+    # loaded machine's request times
     while b"v2.0.0" not in stack.get(LIST).body:
-        assert time.monotonic() - published < 1.5, "the publish is not visible after 1.5 s"
+        assert time.monotonic() - published < 2.5, "the publish is not visible after 2.5 s"
         time.sleep(0.05)
