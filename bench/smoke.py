@@ -23,7 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCHMARKS = (
     "bench/releases/bench.py",
     "bench/releases/upload_rss.py",
+    "bench/releases/update_keys.py",
     "bench/orgs/bench.py",
+    "bench/pages/bench.py",
     "bench/events/bench.py",
     "tests-e2e/bench_proxy.py",
     "tests-e2e/bench_micro_cache.py",

@@ -7,7 +7,7 @@
 # nginx first; a smoke run fails, with the command to run, where they are missing.
 TEST_PREREQUISITES += bench-smoke
 
-.PHONY: bench-smoke bench-releases bench-orgs bench-events
+.PHONY: bench-smoke bench-releases bench-orgs bench-events bench-update-keys
 
 bench-smoke: install deploy-tools ## Every benchmark's --smoke run, on one throwaway PostgreSQL (part of make test)
 	$(PY) bench/smoke.py
@@ -20,6 +20,16 @@ bench-orgs: install deploy-tools ## Benchmark the orgs overview (100 pins, 10,00
 
 bench-events: install ## Benchmark event delivery: outbox → relay → gateway → OnEvent (rate, p99, backlog drain)
 	$(PY) bench/events/bench.py $(BENCH_EVENTS_ARGS)
+
+# Pages (docs/pages.md "Speed"): the organization page at 16 connections, the download page
+# against the update check.
+.PHONY: bench-pages
+
+bench-pages: install deploy-tools ## Benchmark the pages (org page p99 <= 20 ms at 16 connections; download page >= 0.8 of the update check)
+	$(PY) bench/pages/bench.py $(BENCH_PAGES_ARGS)
+# update keys: the keyed update check of a private repository against the token one (same run)
+bench-update-keys: install deploy-tools ## Benchmark the update check with ?key= vs with a token (ratio, target >= 0.8)
+	$(PY) bench/releases/update_keys.py $(BENCH_UPDATE_KEYS_ARGS)
 
 # Profiling (bench/RESULTS.md says what each profile showed): py-spy, pinned, into the venv only
 # when asked for, e.g. `make profile-tools && .venv/bin/py-spy record --pid PID -d 10 -f raw -o x`.

@@ -74,6 +74,8 @@ deploy-check: install $(VENV)/.deploy-validators ## Validate the Dockerfile, com
 		[ $$status = 0 ] && echo "nginx -t: deploy/nginx/forge.conf.template is valid"; exit $$status; \
 	else echo "deploy-check: nginx absent (make deploy-tools); skipped 'nginx -t'"; fi
 
+# update keys: the releases service refuses to start without URL_SIGNING_SECRET; one per start
+up: export URL_SIGNING_SECRET ?= $(shell python3 -c 'import secrets; print(secrets.token_hex(32))')
 up: ## docker compose up --build: nginx, three services, PostgreSQL, the example plugin on :8080
 	@if docker compose version >/dev/null 2>&1; then docker compose up --build; \
 	elif command -v docker-compose >/dev/null 2>&1 && docker info >/dev/null 2>&1; then \

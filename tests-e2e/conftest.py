@@ -14,6 +14,7 @@ import http.client
 import importlib.util
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -39,6 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT = 20.0  # seconds for one process to become ready
 STOP_TIMEOUT = 5.0
 EVENTS_SECRET = "e2e-events-secret"
+URL_SIGNING_SECRET = secrets.token_urlsafe(32)  # releases started alone refuses to start without
 
 
 def find_nginx() -> str | None:
@@ -80,6 +82,7 @@ class Process:
     name: str
     popen: subprocess.Popen[bytes]
     log: Path
+    access_log: Path | None = None  # nginx's, while it runs (tests that read what it logged)
 
     def tail(self, lines: int = 40) -> str:
         try:
@@ -228,6 +231,7 @@ def running_nginx(port: int, upstreams: Mapping[str, int], logs: Path) -> Iterat
     )
     argv = [nginx, "-p", f"{prefix}/", "-e", "logs/error.log", "-c", "nginx.conf"]
     process = _start("nginx", [*argv, "-g", "daemon off;"], {}, logs)
+    process.access_log = prefix / "logs" / "access.log"
     try:
         _wait_until(process, _http_ok(port, "/", (404,)), "answering")
         yield process
@@ -269,6 +273,7 @@ def start_stack(database_url: str, world: Mapping[str, Any], workdir: Path) -> I
         "GATEWAY_URL": f"http://127.0.0.1:{ports['gateway']}/",
         "EVENTS_SECRET": EVENTS_SECRET,
         "PLUGINS_FILE": str(plugins_file),
+        "URL_SIGNING_SECRET": URL_SIGNING_SECRET,
         "AUTO_MIGRATE": "false",
         "LOG_FORMAT": "text",
         "LOG_LEVEL": "WARNING",

@@ -17,6 +17,7 @@ import http.client
 import itertools
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -37,6 +38,7 @@ pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = ROOT / "tests-e2e" / "events" / "recording_plugin.py"
 SECRET = "e2e-events-faults-secret"
+URL_SIGNING_SECRET = secrets.token_urlsafe(32)  # releases started alone refuses to start without
 BOB = {"Authorization": "token bob-faults-token", "Content-Type": "application/json"}
 ALICE = {"Authorization": "token alice-faults-token"}
 # At least this many events (two per release created); releases are created at up to RATE a
@@ -152,6 +154,7 @@ def system(e2e_database: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
         "STORAGE_PATH": str(work / "storage"),
         "EVENTS_SECRET": SECRET,
         "PLUGINS_FILE": str(plugins_file),
+        "URL_SIGNING_SECRET": URL_SIGNING_SECRET,
         "AUTO_MIGRATE": "false",
         "LOG_FORMAT": "text",
         "LOG_LEVEL": "WARNING",

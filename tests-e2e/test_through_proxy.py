@@ -257,7 +257,8 @@ def test_metrics_are_never_routed(stack: Stack, path: str) -> None:
 
 
 def test_unrouted_paths_are_json_404_from_the_proxy(stack: Stack) -> None:
-    for path in ("/", "/healthz", "/api/v3/x", "/api/v1/users/alice", "/acme/app"):
+    # (/acme and /acme/app are pages: docs/pages.md; tests-e2e/pages/)
+    for path in ("/", "/healthz", "/api/v3/x", "/api/v1/users/alice", "/acme/app/wiki"):
         reply = stack.get(path)
         assert reply.status == 404, path
         assert reply.headers["Content-Type"] == "application/json"

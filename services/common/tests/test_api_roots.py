@@ -7,11 +7,23 @@ from forge_common.app import create_app
 from forge_common.config import Settings
 from forge_common.service import installed_services
 
+# HTML pages for people (docs/pages.md), not API operations
+PAGES = {
+    "/{org}",
+    "/avatars/{name}",
+    "/{owner}/{repo}",
+    "/{owner}/{repo}/releases",
+    "/{owner}/{repo}/releases/tag/{tag}",
+    "/{owner}/{repo}/download",
+}
+
 
 def paths_of(service: str) -> set[str]:
     settings = Settings(database_url="postgresql://unused/db")
     app = create_app(settings, [installed_services()[service]])
-    return {r.canonical for r in app.router.resources()} - {"/healthz", "/readyz", "/metrics"}
+    return (
+        {r.canonical for r in app.router.resources()} - {"/healthz", "/readyz", "/metrics"} - PAGES
+    )
 
 
 def test_versioning_rule_1_orgs_under_v1_releases_under_v2() -> None:

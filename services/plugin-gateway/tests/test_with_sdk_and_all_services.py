@@ -89,5 +89,17 @@ async def test_gateway_inside_serve_all_shares_the_app(
         "/api/v1/admin/plugins", headers={"Authorization": "token root-token"}
     )
     assert [p["name"] for p in await response.json()] == ["hello"]
+    # The pages (docs/pages.md), added last to the shared router, shadow no other route.
+    for path, kind in (
+        ("/healthz", "application/json"),
+        ("/api/v1/openapi.json", "application/json"),
+        ("/api/v2/openapi.json", "application/json"),
+        ("/avatars/nobody", "image/svg+xml"),
+    ):
+        reply = await client.get(path)
+        assert (reply.status, reply.content_type) == (200, kind), path
+    for path in ("/nobody", "/nobody/app", "/nobody/app/releases", "/nobody/app/download"):
+        reply = await client.get(path)
+        assert (reply.status, reply.content_type) == (404, "text/html"), path
     await client.close()
     assert fake.calls["Shutdown"] == 1

@@ -15,7 +15,7 @@ from forge_common.notifications import NotificationOptions
 from forge_releases.app import create_app
 from forge_releases.options import Options
 
-from .support import FAST
+from .support import FAST, access_world
 
 MakeClient = Callable[..., Awaitable[TestClient[web.Request, web.Application]]]
 
@@ -40,3 +40,10 @@ def make_client(settings: Settings, aiohttp_client: Any) -> MakeClient:
         return client
 
     return _make
+
+
+@pytest.fixture
+async def matrix_client(make_client: MakeClient, load: Any) -> Any:
+    """A client of the access world (support.access_world): every caller × every repository kind."""
+    await load(access_world())
+    return await make_client()

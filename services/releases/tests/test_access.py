@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from .support import CALLERS, REPO_KINDS, access_world, auth, error_of, one_repo, rel
+from .support import CALLERS, REPO_KINDS, auth, error_of, one_repo, rel
 
 ENDPOINTS = {
     "list": "/api/v2/repos/owner/{repo}/releases",
@@ -27,12 +27,6 @@ def expected(caller: str, repo: str) -> tuple[int, str | None]:
     if caller == "anonymous":
         return 401, "AuthTokenMissing"
     return 404, "RepoNotFound"
-
-
-@pytest.fixture
-async def matrix_client(make_client: Any, load: Any) -> Any:
-    await load(access_world())
-    return await make_client()
 
 
 @pytest.mark.parametrize("endpoint", sorted(ENDPOINTS))

@@ -52,6 +52,7 @@ async def test_64_mib_upload_keeps_server_peak_rss_growth_small(
         "STORAGE_PATH": str(settings.storage_path),
         "APP_URL": url,
         "LOG_LEVEL": "WARNING",
+        "URL_SIGNING_SECRET": "test-url-signing-secret",
     }
     proc = await asyncio.create_subprocess_exec(
         str(Path(sys.executable).parent / "forge"),

@@ -17,7 +17,7 @@ from typing import Any
 
 from . import logs
 from .app import create_app
-from .config import ConfigError, Settings
+from .config import ConfigError, Settings, with_url_signing_secret
 from .db import connect
 from .embedded_pg import EmbeddedPostgres, EmbeddedPostgresError
 from .migrations import MigrationError, migrate
@@ -98,6 +98,8 @@ def serve(settings: Settings, services: Sequence[Service], host: str, port: int)
         local = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
         local = f"[{local}]" if ":" in local else local
         settings = dataclasses.replace(settings, gateway_url=f"http://{local}:{port}/")
+    names = {s.name for s in services}
+    settings = with_url_signing_secret(settings, standalone_releases=names == {"releases"})
     app = create_app(settings, services)
 
     def started() -> None:

@@ -7,8 +7,9 @@ build configurations directly and nothing reads `os.environ` behind the caller's
 from __future__ import annotations
 
 import platform
+import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 DEV_EVENTS_SECRET = "forge-development-events-secret"  # noqa: S105 - dev default, documented
@@ -39,6 +40,10 @@ class Settings:
     log_format: str = "json"
     server_os: str = field(default_factory=lambda: go_os_name(platform.system()))
     server_arch: str = field(default_factory=lambda: go_arch_name(platform.machine()))
+    # Signed download URLs handed out to update-key requests (docs/access.md "Update keys"):
+    # the HMAC secret has no default; `forge` fills a random one for serve --all and dev.
+    url_signing_secret: str = ""
+    signed_url_seconds: float = 3600.0
 
     def __post_init__(self) -> None:
         if not self.app_url.endswith("/"):
@@ -65,7 +70,22 @@ class Settings:
             auto_migrate=_bool(env, "AUTO_MIGRATE", cls.auto_migrate),
             log_level=env.get("LOG_LEVEL", cls.log_level).upper(),
             log_format=env.get("LOG_FORMAT", cls.log_format),
+            url_signing_secret=env.get("URL_SIGNING_SECRET", ""),
+            signed_url_seconds=_seconds(env, "SIGNED_URL_SECONDS", cls.signed_url_seconds),
         )
+
+
+# --- update keys: the URL signing secret (docs/access.md "Update keys") ---
+def with_url_signing_secret(settings: Settings, *, standalone_releases: bool) -> Settings:
+    """Settings with a URL signing secret: the configured one; a random one per start when the
+    releases service runs in one process with the others (`serve --all`, `dev`: nothing else
+    checks its signatures); a releases service started alone (replicas behind a balancer must
+    share it) refuses to start without one."""
+    if settings.url_signing_secret:
+        return settings
+    if standalone_releases:
+        raise ConfigError("URL_SIGNING_SECRET is not set (the releases service needs one)")
+    return replace(settings, url_signing_secret=secrets.token_urlsafe(32))
 
 
 def go_os_name(system: str) -> str:

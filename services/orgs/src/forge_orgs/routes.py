@@ -6,8 +6,13 @@ from aiohttp import web
 
 from . import openapi
 from .handlers import groups, pins, profile
+from .pages import handlers as pages
 
 V1 = "/api/v1"
+# An organization's page is `/{org}`; the names of top-level routes and prefixes are never orgs.
+ORG_SEGMENT = (
+    r"(?!(?:api|avatars|healthz|readyz|metrics|internal)\Z)[A-Za-z0-9][A-Za-z0-9._-]{0,38}"
+)
 
 
 def add_routes(app: web.Application) -> None:
@@ -28,5 +33,12 @@ def add_routes(app: web.Application) -> None:
             web.get(f"{V1}/orgs/{{org}}/public_members/roles", profile.public_member_roles),
             web.put(f"{V1}/orgs/{{org}}/public_members/{{username}}", profile.publicize_member),
             web.delete(f"{V1}/orgs/{{org}}/public_members/{{username}}", profile.conceal_member),
+        ]
+    )
+    # Pages (docs/pages.md), last: `/{org}` is one segment that is not a top-level route's name.
+    app.router.add_routes(
+        [
+            web.get("/avatars/{name}", pages.avatar),
+            web.get(f"/{{org:{ORG_SEGMENT}}}", pages.org_page),
         ]
     )

@@ -83,6 +83,13 @@ class AssetNotFound(NotFound):
         super().__init__("Asset not found")
 
 
+class UpdateKeyNotFound(NotFound):
+    code = "UpdateKeyNotFound"
+
+    def __init__(self) -> None:
+        super().__init__("Update key not found")
+
+
 # --- 408, 409, 413 --------------------------------------------------------------------------
 
 

@@ -47,6 +47,7 @@ class RepoRef:
     owner: str
     repo_id: int
     name: str
+    description: str = ""  # shown on the repository page (docs/pages.md)
 
 
 @dataclass(frozen=True, slots=True)

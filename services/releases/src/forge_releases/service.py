@@ -4,15 +4,18 @@ which puts the service's state, hooks and routes into an application."""
 from __future__ import annotations
 
 from aiohttp import web
+from forge_common import pages
 from forge_common.config import Settings
 from forge_common.service import Service, bind_options
 
 from . import cli, world
+from .access_keys.signed_urls import URL_SIGNER, UrlSigner
 from .counter import DownloadCounter
 from .keys import DOWNLOAD_COUNTER, OPTIONS, RELEASE_CACHE, STORAGE
 from .lifecycle import counter_context, listener_context, sweep_on_startup
 from .metrics import add_releases_metrics
 from .options import Options
+from .pages.cache import PAGE_CACHE, PageCache
 from .read.cache import ReleaseCache
 from .routes import add_routes
 from .storage import Storage
@@ -23,10 +26,13 @@ def setup(app: web.Application, settings: Settings, options: Options) -> None:
     app[RELEASE_CACHE] = ReleaseCache(options.cache)
     app[DOWNLOAD_COUNTER] = DownloadCounter()
     app[STORAGE] = Storage(settings.storage_path)
+    app[URL_SIGNER] = UrlSigner.from_settings(settings)
     add_releases_metrics(app, app[RELEASE_CACHE], app[DOWNLOAD_COUNTER])
     app.cleanup_ctx.append(listener_context)
     app.cleanup_ctx.append(counter_context)
     app.on_startup.append(sweep_on_startup)
+    app[PAGE_CACHE] = PageCache()
+    pages.setup(app, "forge_releases.pages")
     add_routes(app)
 
 

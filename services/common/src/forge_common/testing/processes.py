@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Mapping
@@ -27,6 +28,7 @@ def start_forge_service(
         "APP_URL": url,
         "STORAGE_PATH": str(storage),
         "LOG_LEVEL": "WARNING",
+        "URL_SIGNING_SECRET": secrets.token_urlsafe(32),  # releases refuses to start without
         **(extra_env or {}),
     }
     forge = Path(sys.executable).parent / "forge"

@@ -1,7 +1,8 @@
 """The publishing client, `forge release publish`: it runs on a publisher's machine and talks to
 the service over HTTP only, never importing the server's modules.
 
-`add_commands` is `Service.add_commands`: the `forge` command calls it to add `release publish`.
+`add_commands` is `Service.add_commands`: the `forge` command calls it to add `release publish`
+and `release keys` (keys.py).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .keys import add_keys_commands
 from .publish import run
 
 
@@ -29,3 +31,4 @@ def add_commands(commands: Any) -> None:
     publish.add_argument("--draft", action="store_true", help="keep the release a draft")
     publish.add_argument("--prerelease", action="store_true", help="mark it a prerelease")
     publish.set_defaults(handler=run)
+    add_keys_commands(actions)

@@ -20,21 +20,12 @@ from typing import TextIO
 import aiohttp
 
 from .client import TIMEOUT, Publisher, PublishError, Request
-
-DEFAULT_URL = "http://localhost:8080/"  # where `make run` serves
+from .connection import target
 
 
 def _request(args: argparse.Namespace, env: Mapping[str, str]) -> Request:
     """The publishing request, or PublishError for anything wrong before the network."""
-    owner, slash, repo = str(args.repository).partition("/")
-    if not slash or not owner or not repo or "/" in repo:
-        raise PublishError(f"{args.repository!r} is not OWNER/REPO")
-    token = env.get("FORGE_TOKEN", "").strip()
-    if not token:
-        raise PublishError("FORGE_TOKEN is not set: create an access token and export it")
-    base_url = env.get("FORGE_URL", "").strip() or DEFAULT_URL
-    if not base_url.startswith(("http://", "https://")):
-        raise PublishError(f"FORGE_URL must start with http:// or https://, not {base_url!r}")
+    where = target(str(args.repository), env)
     files: list[Path] = args.files
     for path in files:
         if not path.is_file():
@@ -49,10 +40,10 @@ def _request(args: argparse.Namespace, env: Mapping[str, str]) -> Request:
         except (OSError, UnicodeDecodeError) as exc:
             raise PublishError(f"{args.notes_file}: cannot read the notes ({exc})") from None
     return Request(
-        base_url=base_url if base_url.endswith("/") else base_url + "/",
-        token=token,
-        owner=owner,
-        repo=repo,
+        base_url=where.base_url,
+        token=where.token,
+        owner=where.owner,
+        repo=where.repo,
         tag=args.tag,
         files=files,
         title=args.title,

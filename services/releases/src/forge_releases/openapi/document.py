@@ -9,6 +9,7 @@ from typing import Any
 from forge_common import openapi
 
 from .download_paths import DOWNLOAD_PATHS
+from .key_paths import KEY_PATHS
 from .parts import BASE, NOT_MODIFIED, REQUEST_ERRORS, json_content
 from .publish_paths import publish_paths
 from .read_paths import read_paths
@@ -46,7 +47,10 @@ def build() -> dict[str, Any]:
         description="Version-2 release API, update check and downloads.",
         server="/",
         schemas=SCHEMAS,
-        paths=_merge({**_OPENAPI_PATH, **read_paths(BASE), **DOWNLOAD_PATHS}, publish_paths(BASE)),
+        paths=_merge(
+            {**_OPENAPI_PATH, **read_paths(BASE), **DOWNLOAD_PATHS, **KEY_PATHS},
+            publish_paths(BASE),
+        ),
     )
 
 

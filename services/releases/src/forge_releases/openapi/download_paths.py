@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .key_paths import SIGNED_URL_PARAMS
 from .parts import DOWNLOAD_RESPONSES, operation, path
 
 DOWNLOAD_PATHS: dict[str, Any] = {
@@ -14,6 +15,7 @@ DOWNLOAD_PATHS: dict[str, Any] = {
             [
                 path("tag"),
                 path("name"),
+                *SIGNED_URL_PARAMS,
             ],
             DOWNLOAD_RESPONSES,
             "downloads",
@@ -25,6 +27,7 @@ DOWNLOAD_PATHS: dict[str, Any] = {
             "Download an asset of the latest stable release",
             [
                 path("name"),
+                *SIGNED_URL_PARAMS,
             ],
             DOWNLOAD_RESPONSES,
             "downloads",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .key_paths import KEY_PARAM
 from .parts import (
     ACCESS_ERRORS,
     NOT_MODIFIED,
@@ -47,6 +48,7 @@ def read_paths(base: str) -> dict[str, Any]:
                         {"type": "string"},
                         "include drafts; honoured for repository administrators only",
                     ),
+                    KEY_PARAM,
                 ],
                 {
                     "200": json_content(
@@ -82,6 +84,7 @@ def read_paths(base: str) -> dict[str, Any]:
                     ),
                     query("arch", {"type": "string"}, "arm64 or any other value (x64 list)"),
                     query("channel", {"type": "string"}, "stable (default) or any other value"),
+                    KEY_PARAM,
                 ],
                 {
                     "200": json_content(
@@ -107,6 +110,7 @@ def read_paths(base: str) -> dict[str, Any]:
                         {"type": "string"},
                         "stable (default) excludes prereleases",
                     ),
+                    KEY_PARAM,
                 ],
                 {
                     "200": json_content("The release", RELEASE_REF),
@@ -121,6 +125,7 @@ def read_paths(base: str) -> dict[str, Any]:
                 "A release by id or tag",
                 [
                     path("tag", description="a positive int64 is a release id, else a tag"),
+                    KEY_PARAM,
                 ],
                 {
                     "200": json_content("The release", RELEASE_REF),

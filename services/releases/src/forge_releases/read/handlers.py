@@ -3,6 +3,8 @@ render; the update check has its own module (update_check.py)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import partial
 from urllib.parse import urlencode
 
 from aiohttp import hdrs, web
@@ -11,6 +13,7 @@ from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.render import dumps
 
+from ..access_keys.signed_urls import handed_out_url
 from ..errors import NoReleasesFound, ReleaseNotFound
 from ..httpcache import etag_of
 from ..keys import DOWNLOAD_COUNTER, RELEASE_CACHE
@@ -42,7 +45,11 @@ def _json(
 
 def _render(request: web.Request, resolved: Resolved, release: Release) -> dict[str, object]:
     return render.release(
-        request.app[SETTINGS].app_url, resolved.ref, release, request.app[DOWNLOAD_COUNTER]
+        request.app[SETTINGS].app_url,
+        resolved.ref,
+        release,
+        request.app[DOWNLOAD_COUNTER],
+        partial(handed_out_url, request),
     )
 
 
@@ -62,22 +69,25 @@ def _link_header(base: str, page: Page, total: int, extra: dict[str, str]) -> st
     return ", ".join(links)
 
 
-async def list_releases(request: web.Request) -> web.Response:
-    """GET /api/v2/repos/{owner}/{repo}/releases (list rules 1-5). An anonymous caller's page of
-    public releases is kept for a second (read/cache.py `get_list`), dropped sooner when the
-    releases change or one of the repository's downloads is counted."""
-    resolved = await resolve(request)
-    cache = request.app[RELEASE_CACHE]
-    # anonymous (no header: the middleware set no viewer) and public: every such caller gets
-    # the same page for the same query string
-    shared = resolved.public and hdrs.AUTHORIZATION not in request.headers
-    raw_query = request.rel_url.raw_query_string
-    if shared and (kept := cache.get_list(resolved.ref.repo_id, raw_query)) is not None:
-        return kept.respond(request, True)
-    token = cache.token()
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """One page of the release list as a caller may see it (list rules 1-5)."""
+
+    page: Page
+    prereleases: bool
+    drafts: bool
+    total: int
+    releases: list[Release]
+
+
+async def list_page(
+    request: web.Request, resolved: Resolved, *, prereleases_default: bool = False
+) -> Listing:
+    """The list API's query, shared with the releases page (which shows prereleases unless
+    told `prereleases=false`)."""
     query = request.query
     page = page_of(query)
-    prereleases = flag(query, "prereleases")
+    prereleases = flag(query, "prereleases") if "prereleases" in query else prereleases_default
     drafts = flag(query, "drafts") and resolved.access >= DRAFT_LISTERS
     pool = request.app[DB_POOL]
     repo_id = resolved.ref.repo_id
@@ -92,7 +102,27 @@ async def list_releases(request: web.Request) -> web.Response:
             limit=page.limit,
             offset=page.offset,
         )
-    extra = {k: "true" for k, on in (("prereleases", prereleases), ("drafts", drafts)) if on}
+    return Listing(page, prereleases, drafts, total, releases)
+
+
+async def list_releases(request: web.Request) -> web.Response:
+    """GET /api/v2/repos/{owner}/{repo}/releases (list rules 1-5). An anonymous caller's page of
+    public releases is kept for a second (read/cache.py `get_list`), dropped sooner when the
+    releases change or one of the repository's downloads is counted."""
+    resolved = await resolve(request)
+    cache = request.app[RELEASE_CACHE]
+    # anonymous (no header: the middleware set no viewer) and public: every such caller gets
+    # the same page for the same query string
+    shared = resolved.public and hdrs.AUTHORIZATION not in request.headers
+    raw_query = request.rel_url.raw_query_string
+    if shared and (kept := cache.get_list(resolved.ref.repo_id, raw_query)) is not None:
+        return kept.respond(request, True)
+    token = cache.token()
+    listing = await list_page(request, resolved)
+    page, total, drafts = listing.page, listing.total, listing.drafts
+    extra = {
+        k: "true" for k, on in (("prereleases", listing.prereleases), ("drafts", drafts)) if on
+    }
     base = api_releases_url(request.app[SETTINGS].app_url, resolved.ref.owner, resolved.ref.name)
     headers = {
         "X-Total-Count": str(total),
@@ -100,19 +130,20 @@ async def list_releases(request: web.Request) -> web.Response:
     }
     if link := _link_header(base, page, total, extra):
         headers["Link"] = link
-    answer = _answer([_render(request, resolved, r) for r in releases], headers)
+    answer = _answer([_render(request, resolved, r) for r in listing.releases], headers)
     if shared and not drafts:
-        cache.put_list(repo_id, raw_query, answer, token)
+        cache.put_list(resolved.ref.repo_id, raw_query, answer, token)
     return answer.respond(request, resolved.public and not drafts)
 
 
-async def get_release(request: web.Request) -> web.Response:
-    """GET .../releases/{tag}: a positive int64 is an id, anything else a tag (get rules 1-2)."""
-    resolved = await resolve(request)
-    value = request.match_info["tag"]
+async def find_release(
+    request: web.Request, resolved: Resolved, value: str, *, by_id: bool = True
+) -> Release:
+    """The release `value` names (get rules 1-2; only a tag when not `by_id`), or
+    ReleaseNotFound: drafts only for callers who may publish."""
     if not storable_tag(value):
         raise ReleaseNotFound()
-    release_id = positive_int64(value)  # get rule 1: else a tag
+    release_id = positive_int64(value) if by_id else None  # get rule 1: else a tag
     pool = request.app[DB_POOL]
     if release_id is not None:
         release = await queries.release_by_id(pool, resolved.ref.repo_id, release_id)
@@ -120,6 +151,13 @@ async def get_release(request: web.Request) -> web.Response:
         release = await queries.release_by_tag(pool, resolved.ref.repo_id, value)
     if release is None or (release.draft and resolved.access < DRAFT_READERS):
         raise ReleaseNotFound()
+    return release
+
+
+async def get_release(request: web.Request) -> web.Response:
+    """GET .../releases/{tag}: a positive int64 is an id, anything else a tag (get rules 1-2)."""
+    resolved = await resolve(request)
+    release = await find_release(request, resolved, request.match_info["tag"])
     return _json(
         request, _render(request, resolved, release), resolved.public and not release.draft
     )

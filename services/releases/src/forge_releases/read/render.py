@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..counter import DownloadCounter
 from ..models import Asset, Release, RepoRef
 from ..urls import archive_url, download_url, release_page_url
 
+UrlMap = Callable[[str], str]
+
+
+def unchanged(url: str) -> str:
+    return url
+
 
 def attachment(
-    app_url: str, ref: RepoRef, tag: str, asset: Asset, counter: DownloadCounter
+    app_url: str,
+    ref: RepoRef,
+    tag: str,
+    asset: Asset,
+    counter: DownloadCounter,
+    url_for: UrlMap = unchanged,
 ) -> dict[str, Any]:
     return {
         "id": asset.id,
@@ -20,11 +32,20 @@ def attachment(
         "download_count": asset.download_count + counter.pending(asset.id),
         "created_at": asset.created_at,
         "uuid": asset.uuid,
-        "browser_download_url": download_url(app_url, ref.owner, ref.name, tag, asset.name),
+        "browser_download_url": url_for(
+            download_url(app_url, ref.owner, ref.name, tag, asset.name)
+        ),
     }
 
 
-def release(app_url: str, ref: RepoRef, rel: Release, counter: DownloadCounter) -> dict[str, Any]:
+def release(
+    app_url: str,
+    ref: RepoRef,
+    rel: Release,
+    counter: DownloadCounter,
+    url_for: UrlMap = unchanged,
+) -> dict[str, Any]:
+    """`url_for` maps each download URL (signed for update keys: access_keys/signed_urls.py)."""
     page = release_page_url(app_url, ref.owner, ref.name, rel.tag)
     return {
         "id": rel.id,
@@ -40,5 +61,5 @@ def release(app_url: str, ref: RepoRef, rel: Release, counter: DownloadCounter) 
         "prerelease": rel.prerelease,
         "created_at": rel.created_at,
         "published_at": rel.created_at,  # docs/releases.md: always the creation time
-        "assets": [attachment(app_url, ref, rel.tag, a, counter) for a in rel.assets],
+        "assets": [attachment(app_url, ref, rel.tag, a, counter, url_for) for a in rel.assets],
     }

@@ -8,7 +8,8 @@ repository under the owner (404); then access through `forge_common.access` with
 `release_api=True`: public repositories and private ones with a public landing page or public
 releases are readable by anyone who can see the owner (rules 3-4); otherwise an anonymous caller
 gets AuthTokenMissing (rule 5) and a signed-in caller without access 404 (rule 6). The caller who
-is the owner (rule 1) has admin through the same decision.
+is the owner (rule 1) has admin through the same decision. An anonymous read carrying an update
+key or a signed URL is decided by access_keys/grant.py instead: read access, or 404.
 
 The path → repository step is cached (cache.py) with what an anonymous caller may do and whether
 they may see the owner, so an anonymous request for public data runs no query on a hit; a
@@ -25,6 +26,7 @@ from forge_common.errors import AuthTokenMissing, RepoNotFound
 from forge_common.keys import DB_POOL
 from forge_common.names import is_account_name, is_repo_name
 
+from ..access_keys.grant import authorise_by_key, carries_key
 from ..keys import RELEASE_CACHE
 from ..models import RepoRef, Resolved
 from .cache import MISSING, RepoEntry
@@ -49,7 +51,13 @@ async def _lookup(app: web.Application, owner: str, repo: str) -> RepoEntry | No
         if repository is not None:
             facts = (await access_facts(pool, None, [repository.id])).get(repository.id)
             if facts is not None:
-                ref = RepoRef(account.id, account.name, repository.id, repository.name)
+                ref = RepoRef(
+                    account.id,
+                    account.name,
+                    repository.id,
+                    repository.name,
+                    repository.description,
+                )
                 visible = owner_visible(facts, None)
                 anonymous = decide(facts, None, release_api=True) if visible else Access.NONE
                 entry = RepoEntry(ref, anonymous, owner_visible_to_anonymous=visible)
@@ -63,6 +71,11 @@ async def resolve(request: web.Request) -> Resolved:
     if entry is None:
         raise RepoNotFound()
     viewer = viewer_of(request)
+    if viewer is None and carries_key(request):
+        # an update key or a URL signed under one (docs/access.md "Update keys"): read only,
+        # and never public, since the answers carry URLs signed for this caller
+        await authorise_by_key(request, entry.ref.repo_id)
+        return Resolved(entry.ref, Access.READ, False)
     if viewer is None:
         if entry.for_anonymous is not None:
             return entry.for_anonymous

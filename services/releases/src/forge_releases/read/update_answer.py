@@ -16,6 +16,7 @@ from forge_common.render import dumps, rfc3339
 from ..httpcache import cache_headers, etag_of
 from ..models import Asset, Release
 from ..urls import download_url
+from .render import UrlMap, unchanged
 from .update import WINDOWS_PLATFORMS, UpdateQuery, decide_update, windows_urls
 
 
@@ -53,22 +54,31 @@ NO_UPDATE = Answer(204)
 
 
 def update_body(
-    app_url: str, owner: str, repo: str, release: Release, asset: Asset, platform: str
+    app_url: str,
+    owner: str,
+    repo: str,
+    release: Release,
+    asset: Asset,
+    platform: str,
+    url_for: UrlMap = unchanged,
 ) -> dict[str, Any]:
-    """Rules 8-9: the AppUpdateResponse; `mandatory` and empty platform members are omitted."""
+    """Rules 8-9: the AppUpdateResponse; `mandatory` and empty platform members are omitted.
+    Every URL goes through `url_for` (signed for update keys: access_keys/signed_urls.py)."""
+
+    def url(name: str) -> str:
+        return url_for(download_url(app_url, owner, repo, release.tag, name))
+
     info: dict[str, Any] = {}
     if platform in WINDOWS_PLATFORMS:
         releases_file, nupkg = windows_urls(release.assets)
         if releases_file is not None:
-            info["releases_url"] = download_url(
-                app_url, owner, repo, release.tag, releases_file.name
-            )
+            info["releases_url"] = url(releases_file.name)
         if nupkg is not None:
-            info["nupkg_url"] = download_url(app_url, owner, repo, release.tag, nupkg.name)
+            info["nupkg_url"] = url(nupkg.name)
     if asset.size:
         info["size"] = asset.size
     return {
-        "url": download_url(app_url, owner, repo, release.tag, asset.name),
+        "url": url(asset.name),
         "name": release.tag,
         "notes": release.note,
         "pub_date": rfc3339(release.created_at),
@@ -83,11 +93,12 @@ def prepare_answer(
     stable: Sequence[Release],
     everything: Sequence[Release],
     query: UpdateQuery,
+    url_for: UrlMap = unchanged,
 ) -> Answer:
     """The whole check, down to the bytes sent. Raises BadVersion."""
     found = decide_update(stable, everything, query)
     if found is None:
         return NO_UPDATE
     release, asset = found
-    body = dumps(update_body(app_url, owner, repo, release, asset, query.platform))
+    body = dumps(update_body(app_url, owner, repo, release, asset, query.platform, url_for))
     return Answer(200, body, etag_of(body))

@@ -7,16 +7,22 @@ database (candidates.py) and the choice from update.py.
 
 from __future__ import annotations
 
+from functools import partial
+
 from aiohttp import hdrs, web
 from forge_common.keys import SETTINGS
 
+from ..access_keys.grant import names_key
+from ..access_keys.signed_urls import handed_out_url, signed
 from ..errors import InvalidVersion
 from ..keys import RELEASE_CACHE
-from .cache import RepoEntry
+from ..models import RepoRef
+from .cache import RepoEntry, RepoReleases
 from .candidates import repo_releases
+from .render import UrlMap, unchanged
 from .resolve import resolve
 from .update import STABLE, BadVersion, UpdateQuery
-from .update_answer import prepare_answer
+from .update_answer import Answer, prepare_answer
 
 
 def _cached_answer(request: web.Request) -> web.Response | None:
@@ -47,25 +53,44 @@ async def update_check(request: web.Request) -> web.Response:
         return cached
     resolved = await resolve(request)
     releases = await repo_releases(request.app, resolved.ref.repo_id)
+    if signed(request):
+        # authorised by an update key: its URLs are signed for this caller, so the answer is
+        # neither shared nor kept (docs/access.md "Update keys")
+        url_for = partial(handed_out_url, request)
+        return _prepare(request, resolved.ref, releases, url_for).respond(request, False)
     raw_query = request.rel_url.raw_query_string
     answer = releases.answers.get(raw_query)
     if answer is None:
-        settings = request.app[SETTINGS]
-        query = request.query
-        check = UpdateQuery(
-            version=query.get("version", ""),
-            platform=query.get("platform") or settings.server_os,
-            arch=query.get("arch") or settings.server_arch,
-            channel=query.get("channel") or STABLE,
-        )
-        ref = resolved.ref
-        try:
-            answer = prepare_answer(
-                settings.app_url, ref.owner, ref.name, releases.stable, releases.everything, check
-            )
-        except BadVersion:
-            raise InvalidVersion(check.version) from None
-        request.app[RELEASE_CACHE].remember_answer(releases, raw_query, answer)
+        answer = _prepare(request, resolved.ref, releases)
+        if not names_key(request):
+            # the hot path serves a kept answer to anyone sending this query without a token: it
+            # must never skip the key check (a token's request with `&key=junk`, say)
+            request.app[RELEASE_CACHE].remember_answer(releases, raw_query, answer)
     else:
         request.app[RELEASE_CACHE].hits += 1
     return answer.respond(request, resolved.public)
+
+
+def _prepare(
+    request: web.Request, ref: RepoRef, releases: RepoReleases, url_for: UrlMap = unchanged
+) -> Answer:
+    settings = request.app[SETTINGS]
+    query = request.query
+    check = UpdateQuery(
+        version=query.get("version", ""),
+        platform=query.get("platform") or settings.server_os,
+        arch=query.get("arch") or settings.server_arch,
+        channel=query.get("channel") or STABLE,
+    )
+    try:
+        return prepare_answer(
+            settings.app_url,
+            ref.owner,
+            ref.name,
+            releases.stable,
+            releases.everything,
+            check,
+            url_for,
+        )
+    except BadVersion:
+        raise InvalidVersion(check.version) from None

@@ -1,0 +1,11 @@
+"""Server-rendered HTML pages (docs/pages.md): the shared layout, markdown notes and HTML errors.
+
+Each service owns the pages of its data and their templates; this package holds what they share:
+the Jinja2 environment (`setup`), the base template and its stylesheet, the error page, the
+response headers of every page and the sanitised markdown renderer.
+"""
+
+from .markdown import render_markdown
+from .render import page, page_headers, page_response, setup
+
+__all__ = ["page", "page_headers", "page_response", "render_markdown", "setup"]

@@ -1,0 +1,1 @@
+"""The orgs service's pages: the organization profile and the avatars (docs/pages.md)."""

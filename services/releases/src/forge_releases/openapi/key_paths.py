@@ -1,0 +1,115 @@
+"""Update keys in the OpenAPI document: the admin routes (access_keys/handlers.py) and the `key`
+query parameter of the reads an updater makes (docs/access.md "Update keys")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .parts import POSITIVE_ID, TIME, error, json_content, operation, path, query
+
+KEYS = "/api/v2/repos/{owner}/{repo}/update_keys"
+KEY_PARAM = query(
+    "key",
+    {"type": "string", "maxLength": 200},
+    "an update key of this repository (read only; no Authorization header): every download URL "
+    "in the answer is then signed and short-lived. A bad, revoked or foreign key: 404 RepoNotFound",
+)
+# A download takes the key itself, or the three parameters of a signed URL handed out under one
+SIGNED_URL_PARAMS = [
+    KEY_PARAM,
+    query("key_id", {"type": "string"}, "signed URL: the id of the update key it was signed under"),
+    query("expires", {"type": "string"}, "signed URL: Unix seconds after which it is refused"),
+    query(
+        "signature",
+        {"type": "string"},
+        "signed URL: HMAC of key_id, expires and the path; a bad, expired or revoked one: 404",
+    ),
+]
+_NAME = {"type": "string", "minLength": 1, "maxLength": 100}
+_REQUIRED = ["id", "name", "created_at", "creator"]
+_PROPERTIES: dict[str, Any] = {
+    "id": POSITIVE_ID,
+    "name": _NAME,
+    "created_at": TIME,
+    "creator": {"type": ["string", "null"]},
+}
+_KEY = {"type": "object", "required": _REQUIRED, "properties": _PROPERTIES}
+_CREATED = {
+    "type": "object",
+    "required": [*_REQUIRED, "key"],
+    "properties": {
+        **_PROPERTIES,
+        "key": {"type": "string", "pattern": "^forge_uk_", "description": "shown only once"},
+    },
+}
+_ADMIN_ERRORS = {
+    "401": error("AuthTokenMissing or AuthTokenInvalid"),
+    "403": error("PermissionDenied: not an administrator of the repository"),
+    "404": error("RepoNotFound"),
+}
+_NO_STORE = {"Cache-Control": {"schema": {"type": "string", "const": "no-store"}}}
+
+KEY_PATHS: dict[str, Any] = {
+    KEYS: {
+        "get": {
+            **operation(
+                "listUpdateKeys",
+                "The repository's update keys, never their secrets (admin access)",
+                [],
+                {
+                    "200": json_content(
+                        "The keys, oldest first",
+                        {"type": "array", "items": _KEY},
+                        headers=_NO_STORE,
+                    ),
+                    **_ADMIN_ERRORS,
+                },
+                "update keys",
+            ),
+            "security": [{"token": []}],
+        },
+        "post": {
+            **operation(
+                "createUpdateKey",
+                "Create an update key (admin access); the key is in this answer only",
+                [],
+                {
+                    "201": json_content("The key, with its secret", _CREATED, headers=_NO_STORE),
+                    "400": error("ValInvalidInput: malformed JSON"),
+                    "422": error("ValidationFailed: name missing, empty or over 100 characters"),
+                    **_ADMIN_ERRORS,
+                },
+                "update keys",
+            ),
+            "requestBody": {
+                "required": True,
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "type": "object",
+                            "required": ["name"],
+                            "properties": {"name": _NAME},
+                        }
+                    }
+                },
+            },
+            "security": [{"token": []}],
+        },
+    },
+    f"{KEYS}/{{key_id}}": {
+        "delete": {
+            **operation(
+                "revokeUpdateKey",
+                "Revoke an update key: the key and every URL signed under it stop working",
+                [path("key_id", POSITIVE_ID)],
+                {
+                    "204": {"description": "Revoked (empty body)"},
+                    **_ADMIN_ERRORS,
+                    "404": error("RepoNotFound or UpdateKeyNotFound"),
+                },
+                "update keys",
+            ),
+            "security": [{"token": []}],
+        },
+    },
+}

@@ -1,0 +1,1 @@
+"""The releases service's pages: repository, releases, release and download (docs/pages.md)."""

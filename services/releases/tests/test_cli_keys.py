@@ -1,0 +1,90 @@
+"""`forge release keys create|list|revoke`: the real `forge` command (a subprocess) against a
+running releases server; the key it prints opens the private repository's update check."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from aiohttp.test_utils import TestServer
+from forge_common.config import Settings
+from forge_releases.app import create_app
+
+from .support import TOKENS, one_repo, rel
+
+FORGE = str(Path(sys.executable).parent / "forge")
+
+
+@pytest.fixture
+async def server(settings: Settings, aiohttp_server: Any, load: Any) -> TestServer:
+    release = rel("v1.0.0", 1)
+    release["assets"] = [{"name": "App-1.0.0-x64.exe", "content": "bytes"}]
+    world = one_repo([release], private=True)
+    await load(world)
+    result: TestServer = await aiohttp_server(create_app(settings), host="127.0.0.1")
+    return result
+
+
+async def keys(*args: str, url: str, token: str = TOKENS["owner"]) -> tuple[int, str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FORGE_")}
+    env.update(FORGE_URL=url, FORGE_TOKEN=token)
+    proc = await asyncio.create_subprocess_exec(
+        FORGE,
+        "release",
+        "keys",
+        *args,
+        env=env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()
+
+
+async def test_create_list_revoke(server: TestServer, db: Any) -> None:
+    url = str(server.make_url("/"))
+    status, out, err = await keys("create", "owner/app", "desktop app", url=url)
+    assert status == 0, err
+    key = out.splitlines()[-1]
+    assert key.startswith("forge_uk_")
+    stored = await db.fetchval("SELECT key_sha256 FROM releases.update_keys")
+    assert stored == hashlib.sha256(key.encode()).digest()
+
+    check = server.make_url("/api/v2/repos/owner/app/releases/update").with_query(
+        version="0.1.0", platform="windows", arch="x64", key=key
+    )
+    async with aiohttp.ClientSession() as http, http.get(check) as resp:
+        assert resp.status == 200
+        assert "signature=" in (await resp.json())["url"]
+
+    status, out, _ = await keys("list", "owner/app", url=url)
+    assert status == 0
+    key_id, name, creator, _created = out.strip().split("\t")
+    assert (name, creator) == ("desktop app", "owner")
+    assert key not in out
+
+    status, out, _ = await keys("revoke", "owner/app", key_id, url=url)
+    assert status == 0 and f"update key {key_id} revoked" in out
+    async with aiohttp.ClientSession() as http, http.get(check) as resp:
+        assert resp.status == 404
+    assert (await keys("list", "owner/app", url=url))[1] == ""
+
+
+async def test_clear_messages(server: TestServer) -> None:
+    url = str(server.make_url("/"))
+    status, _, err = await keys("list", "owner/app", url=url, token=TOKENS["stranger"])
+    assert status == 1 and "repository owner/app not found (404)" in err
+    status, _, err = await keys("revoke", "owner/app", "999", url=url)
+    assert status == 1 and "no such update key" in err
+    status, _, err = await keys("list", "owner/app", url=url, token="nope")
+    assert status == 1 and "did not accept FORGE_TOKEN" in err
+    status, _, err = await keys("list", "app", url=url)
+    assert status == 1 and "is not OWNER/REPO" in err
