@@ -30,6 +30,7 @@ BENCHMARKS = (
     "bench/pages/bench.py",
     "bench/events/bench.py",
     "tests-e2e/bench_proxy.py",
+    "tests-e2e/bench_micro_cache.py",
 )
 NOT_BENCHMARKS = ("bench/releases/baseline.py", "bench/smoke.py")  # scripts that measure nothing
 SMOKE_SECONDS = 120  # a smoke run takes seconds; this only bounds a hung one

@@ -40,3 +40,16 @@ bench-upload-s3: install ## Peak RSS of the releases service receiving a 1 GiB u
 # update feeds: each feed's throughput against the update check's (same run)
 bench-feeds: install deploy-tools ## Benchmark the update feeds vs the update check (ratio, target >= 0.8)
 	$(PY) bench/releases/feeds.py $(BENCH_FEEDS_ARGS)
+
+# Profiling (bench/RESULTS.md says what each profile showed): py-spy, pinned, into the venv only
+# when asked for, e.g. `make profile-tools && .venv/bin/py-spy record --pid PID -d 10 -f raw -o x`.
+.PHONY: profile-tools
+profile-tools: install $(VENV)/.py-spy ## Install py-spy (pinned) to profile a benchmark's service process
+
+$(VENV)/.py-spy: constraints.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt py-spy
+	@touch $@
+
+.PHONY: bench-micro-cache
+bench-micro-cache: install deploy-tools ## nginx micro-cache vs nginx serving the same bytes statically (>= 0.7)
+	$(PY) tests-e2e/bench_micro_cache.py $(BENCH_MICRO_CACHE_ARGS)

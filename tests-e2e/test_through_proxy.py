@@ -247,6 +247,15 @@ def test_internal_events_exist_on_the_gateway_itself(stack: Stack) -> None:
     assert reply.status != 404
 
 
+@pytest.mark.parametrize("path", ["/metrics", "/api/v2/../metrics", "/metrics?x=1"])
+def test_metrics_are_never_routed(stack: Stack, path: str) -> None:
+    """docs/operations.md "Metrics": for the scraper inside the cluster only."""
+    assert stack.get(path).status == 404
+    for service in ("releases", "orgs", "gateway"):  # while each service does serve them
+        reply = stack.direct(service, "GET", "/metrics")
+        assert reply.status == 200 and b"forge_http_requests_total" in reply.body
+
+
 def test_unrouted_paths_are_json_404_from_the_proxy(stack: Stack) -> None:
     # (/acme and /acme/app are pages: docs/pages.md; tests-e2e/pages/)
     for path in ("/", "/healthz", "/api/v3/x", "/api/v1/users/alice", "/acme/app/wiki"):

@@ -42,7 +42,7 @@ from harness import (
 ROOT = Path(__file__).resolve().parents[2]
 BIG_ORG_SQL = ROOT / "services/orgs/tests/big_org.sql"
 VIEWERS = {"anonymous": None, "member": "big-member-token", "owner": "big-owner-token"}
-FULL = {"duration": "10s", "warmup": "2s", "connections": "1,4"}
+FULL = {"duration": "10s", "warmup": "2s", "connections": "16,1"}
 SMOKE = {"duration": "1s", "warmup": "0", "connections": "1"}
 
 

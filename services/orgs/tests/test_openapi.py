@@ -29,7 +29,7 @@ async def test_openapi_lists_exactly_the_routes_the_app_serves(ro_api, shared_wo
         (route.method, route.resource.canonical)
         for route in app.router.routes()
         if route.resource is not None
-        # the API only: not forge_common's /healthz and /readyz, nor the pages (docs/pages.md)
+        # the API only: not forge_common's /healthz, /readyz, /metrics, nor the pages (pages.md)
         and route.resource.canonical.startswith("/api/")
         and route.method != "HEAD"
     }

@@ -8,8 +8,9 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from forge_common.keys import DB_POOL
+from forge_common.keys import DB_POOL, NOTIFICATIONS
 from forge_orgs.app import create_app
+from forge_orgs.options import Options
 
 from .conftest import TOKENS
 from .openapi_check import Api
@@ -34,8 +35,15 @@ class QueryCounter:
             self.queries.append(record.query)
 
 
-async def counting_client(aiohttp_client, settings) -> tuple[Api, QueryCounter]:
-    client = await aiohttp_client(create_app(settings))
+UNCACHED = Options(overview_cache_entries=0)
+
+
+async def counting_client(
+    aiohttp_client, settings, options: Options = UNCACHED
+) -> tuple[Api, QueryCounter]:
+    """The overview cache is off unless `options` turn it on: what is counted is the work of
+    computing an overview."""
+    client = await aiohttp_client(create_app(settings, options))
     pool = client.server.app[DB_POOL]
     counter = QueryCounter()
     # take every connection the pool may hand out, so each one carries the logger
@@ -90,6 +98,28 @@ async def test_overview_runs_a_fixed_number_of_queries_whatever_the_counts(
     assert big_resets == small_resets == 0
     assert len(body["public_members"]) == 12 and body["total_members"] == 5000
     # 50 public pins; the member's team reads private repo0002, repo0042 and repo0082
+    assert len(body["pinned_repos"]) == {"owner": 100, "member": 53}.get(viewer, 50)
+
+
+# With the overview cache on (overview.py): a cached class costs no query anonymously, and the
+# token plus one small query deciding the class when signed in (the member's class includes the
+# three private repositories their team reads).
+CACHED_CASES = {
+    "anonymous": (None, 0),
+    "stranger": ("big-stranger-token", 2),
+    "owner": ("big-owner-token", 2),
+    "member": ("big-member-token", 2),
+}
+
+
+@pytest.mark.parametrize("viewer", list(CACHED_CASES))
+async def test_a_cached_overview_skips_the_overview_query(aiohttp_client, settings, big, viewer):
+    token, expected = CACHED_CASES[viewer]
+    api, counter = await counting_client(aiohttp_client, settings, Options())
+    app = api.client.server.app
+    await asyncio.wait_for(app[NOTIFICATIONS].listening.wait(), 10)
+    body, queries, _ = await count_overview(api, counter, "big", token)
+    assert len(queries) == expected, queries
     assert len(body["pinned_repos"]) == {"owner": 100, "member": 53}.get(viewer, 50)
 
 

@@ -29,7 +29,7 @@ WORLD = {
         {"name": "alice", "tokens": ["alice-token"]},
     ]
 }
-COMMON_ROUTES = {"/healthz", "/readyz"}  # forge_common's, not part of this API
+COMMON_ROUTES = {"/healthz", "/readyz", "/metrics"}  # forge_common's, not part of this API
 INTERNAL = "/internal/"  # service to service; the reverse proxy never routes it
 
 

@@ -11,7 +11,7 @@ import orjson
 
 from .support import auth, one_repo, rel
 
-COMMON_ROUTES = {"/healthz", "/readyz"}  # forge_common's, not part of this API
+COMMON_ROUTES = {"/healthz", "/readyz", "/metrics"}  # forge_common's, not part of this API
 PAGE_ROUTES = {  # the HTML pages (docs/pages.md), not part of this API either
     "/{owner}/{repo}",
     "/{owner}/{repo}/releases",

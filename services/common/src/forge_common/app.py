@@ -11,6 +11,8 @@ from .config import Settings
 from .db import create_pool
 from .health import add_health_routes
 from .keys import DB_POOL, NOTIFICATION_OPTIONS, NOTIFICATIONS, SETTINGS
+from .metrics import METRICS, Metrics, add_metrics_route
+from .metrics.database import add_database_metrics
 from .middleware import forge_middleware
 from .notifications import NotificationOptions, Notifications
 from .outage import OUTAGES, Outages, outages_context
@@ -36,7 +38,10 @@ def create_app(
     app.cleanup_ctx.append(notifications_context)
     if settings.gateway_url:  # docs/events.md: this process relays the outbox to the gateway
         app.cleanup_ctx.append(relay_context)
+    app[METRICS] = Metrics()  # docs/operations.md "Metrics": one registry per application
+    add_database_metrics(app)
     add_health_routes(app)
+    add_metrics_route(app)
     for service in services:
         service.setup(app, settings)
     return app

@@ -1,5 +1,5 @@
-"""The one middleware of every app: request id, authentication and error rendering.
-Handlers raise, this module renders.
+"""The one middleware of every app: request id, authentication, error rendering and request
+metrics. Handlers raise, this module renders.
 
 Errors on `/api/v1/` paths use the version-1 body, everything else the version-2 body
 (docs/http.md "Errors").
@@ -7,9 +7,11 @@ Errors on `/api/v1/` paths use the version-1 body, everything else the version-2
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import re
+import time
 
 from aiohttp import web
 from aiohttp.typedefs import Handler
@@ -19,6 +21,7 @@ from .body import receive_body, wants_body_received
 from .errors import ApiError, MethodNotAllowed, NotFound, PayloadTooLarge
 from .keys import SETTINGS
 from .logs import request_id_var
+from .metrics import METRICS
 from .outage import database, is_database_down
 from .render import json_response
 
@@ -32,10 +35,18 @@ NOSNIFF = ("X-Content-Type-Options", "nosniff")
 _SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
 
+# A new id is 32 hex digits like uuid4().hex: this process's random half and a counter. Unique
+# (ids only correlate log lines; they guard nothing), without a getrandom call per request, which
+# showed in the update check's profile (bench/RESULTS.md).
+_PROCESS_ID = os.urandom(8).hex()
+_SEQUENCE = itertools.count(int.from_bytes(os.urandom(4), "big"))
+
+
 def request_id_of(incoming: str) -> str:
     """The caller's id when it is short and plain, else a new one (docs/http.md "Request ids")."""
-    # 32 hex digits like uuid4().hex, at a fraction of its cost
-    return incoming if _SAFE_REQUEST_ID.match(incoming) else os.urandom(16).hex()
+    if incoming and _SAFE_REQUEST_ID.match(incoming):
+        return incoming
+    return f"{_PROCESS_ID}{next(_SEQUENCE) & 0xFFFFFFFFFFFFFFFF:016x}"
 
 
 def is_v1(path: str) -> bool:
@@ -44,11 +55,13 @@ def is_v1(path: str) -> bool:
 
 @web.middleware
 async def forge_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Request id, token authentication and error rendering in one layer: the update check is
-    hot enough for each extra middleware layer (and an on_response_prepare signal) to show.
+    """Request id, token authentication, error rendering and request metrics in one layer: the
+    update check is hot enough for each extra middleware layer (and an on_response_prepare
+    signal) to show.
 
     Every response carries the request id and `nosniff`; handlers that prepare a streamed
     response themselves call `stamp_headers` first."""
+    started = time.perf_counter()
     request_id = request_id_of(request.headers.get(REQUEST_ID_HEADER, ""))
     request[REQUEST_ID] = request_id
     token = request_id_var.set(request_id)
@@ -63,6 +76,9 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
         if exc.status < 400:  # 304 and redirects are answers, not errors
             exc.headers[REQUEST_ID_HEADER] = request_id
             exc.headers[NOSNIFF[0]] = NOSNIFF[1]
+            request.app[METRICS].requests.observe(
+                request, exc.status, time.perf_counter() - started
+            )
             raise
         response = render_error(request, translate_http_exception(exc))
     except ConnectionResetError as exc:
@@ -80,6 +96,7 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
     if not response.prepared:
         response.headers[REQUEST_ID_HEADER] = request_id
         response.headers[NOSNIFF[0]] = NOSNIFF[1]
+    request.app[METRICS].requests.observe(request, response.status, time.perf_counter() - started)
     return response
 
 

@@ -51,9 +51,16 @@ class DependencyDown(ServiceUnavailable):
 class Dependency:
     """Whether one dependency is up, in one process; logs the transitions."""
 
-    def __init__(self, name: str, probe: Probe | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        probe: Probe | None = None,
+        *,
+        consequence: str = "answering 503 until it is back",
+    ) -> None:
         self.name = name
         self.probe = probe
+        self.consequence = consequence  # what the warning at the start says happens meanwhile
         self.down_since: float | None = None
         self._prober: asyncio.Task[None] | None = None
 
@@ -62,15 +69,16 @@ class Dependency:
         return self.down_since is None
 
     def failed(
-        self, cause: BaseException | None = None, message: str = "Service unavailable"
+        self, cause: BaseException | str | None = None, message: str = "Service unavailable"
     ) -> DependencyDown:
         """Record a failure to reach the dependency; returns the 503 to raise."""
         if self.down_since is None:
             self.down_since = time.monotonic()
             log.warning(
-                "%s unavailable (%s): answering 503 until it is back",
+                "%s unavailable (%s): %s",
                 self.name,
                 _describe(cause),
+                self.consequence,
                 extra={"dependency": self.name},
             )
             if self.probe is not None and (self._prober is None or self._prober.done()):
@@ -187,8 +195,20 @@ def _raised_in_asyncpg(tb: TracebackType | None) -> bool:
     return False
 
 
-def _describe(cause: BaseException | None) -> str:
+def round_failed(database: Dependency, exc: Exception, what: str) -> None:
+    """A failed round of a background loop (the outbox relay, the delivery worker): while the
+    database is down, its outage is logged once by `database`, not a traceback per round;
+    anything else is logged with its traceback, as `what`."""
+    if is_database_down(exc):
+        database.failed(exc)
+    else:
+        log.error("%s", what, exc_info=exc)
+
+
+def _describe(cause: BaseException | str | None) -> str:
     if cause is None:
         return "no answer"
+    if isinstance(cause, str):
+        return cause[:200]
     text = str(cause).splitlines()[0] if str(cause) else ""
     return f"{type(cause).__name__}: {text[:200]}" if text else type(cause).__name__

@@ -4,7 +4,9 @@ them only after the gateway answered 2xx, so an event is never lost, only possib
 
 Rows are claimed with FOR UPDATE SKIP LOCKED and a lease (their `next_attempt_at` moves forward),
 so several replicas relay side by side and a crashed relay's rows come back when the lease ends.
-While the gateway is unreachable the relay backs off and the rows wait in the outbox.
+While the gateway is unreachable the relay backs off and the rows wait in the outbox. An outage
+of the gateway or of the database is logged once when it starts and once when it ends
+(forge_common.outage), not at every round.
 
 Wake-up: emit() NOTIFYs `outbox.NOTIFY_CHANNEL` at commit, and the relay subscribes to it on the
 application's shared `Notifications` (one LISTEN connection per process), so an event leaves at
@@ -25,7 +27,7 @@ import hashlib
 import hmac
 import logging
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -33,11 +35,15 @@ from typing import Any
 import aiohttp
 import asyncpg
 from aiohttp import web
+from prometheus_client.core import Metric
+from prometheus_client.registry import Collector
 
 from .backoff import Backoff
 from .config import Settings
 from .keys import DB_POOL, NOTIFICATIONS, SETTINGS
+from .metrics import METRICS, counter, gauge
 from .notifications import NotificationOptions, Notifications
+from .outage import DATABASE, Dependency, database, round_failed
 from .outbox import NOTIFY_CHANNEL
 from .render import dumps
 
@@ -147,9 +153,11 @@ class OutboxRelay:
         *,
         notifications: Notifications | None = None,
         listen_dsn: str | None = None,
+        database: Dependency | None = None,
     ) -> None:
         """NOTIFY arrives through `notifications` (the application's); without it the relay runs
-        one of its own on `listen_dsn` (default: the settings' database) while it runs."""
+        one of its own on `listen_dsn` (default: the settings' database) while it runs.
+        `database` tracks the database's outages (the application's, so one is logged once)."""
         if not settings.gateway_url:
             raise ValueError("the relay needs GATEWAY_URL")
         if notifications is not None and listen_dsn is not None:
@@ -165,7 +173,11 @@ class OutboxRelay:
         self._listen_dsn = listen_dsn or settings.database_url
         self._wake = asyncio.Event()
         self.listening = asyncio.Event()  # set while NOTIFY is known to reach the relay
+        self.database = database or Dependency(DATABASE)
+        self.gateway = Dependency("gateway", consequence="events wait in the outbox meanwhile")
+        # Read at scrape time (RelayCollector): events the gateway accepted, batches it did not.
         self.sent = 0
+        self.failures = 0
 
     async def run(self) -> None:
         """Relay until cancelled, woken by NOTIFY or else every `poll_interval` seconds."""
@@ -197,9 +209,11 @@ class OutboxRelay:
                 sent = await self.relay_once()
             except asyncio.CancelledError:
                 raise
-            except Exception:  # the database may be restarting: keep going
-                log.exception("outbox relay round failed")
+            except Exception as exc:  # the database may be restarting: keep going
+                round_failed(self.database, exc, "outbox relay round failed")
                 sent = 0
+            else:
+                self.database.succeeded()
             if sent == 0:
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(self.options.poll_interval):
@@ -223,10 +237,13 @@ class OutboxRelay:
         sent, problem = await self._send(rows)
         if problem is None:
             self._backoff.reset()
+            self.gateway.succeeded()
             return sent
         unsent = [r["id"] for r in rows][sent:]
         delay = self._backoff.next()
-        log.warning(
+        self.failures += 1
+        self.gateway.failed(problem)  # a warning when the outage starts, and when it ends
+        log.debug(
             "outbox relay: %d event(s) not accepted by the gateway: %s; retrying in %.1f s",
             len(unsent),
             problem,
@@ -314,7 +331,14 @@ async def relay_context(app: web.Application) -> AsyncIterator[None]:
         yield
         return
     async with aiohttp.ClientSession() as session:
-        relay = OutboxRelay(app[DB_POOL], settings, session, notifications=app[NOTIFICATIONS])
+        relay = OutboxRelay(
+            app[DB_POOL],
+            settings,
+            session,
+            notifications=app[NOTIFICATIONS],
+            database=database(app),
+        )
+        app[METRICS].add_collector(RelayCollector(relay))
         task = asyncio.create_task(relay.run(), name="outbox-relay")
         try:
             yield
@@ -322,3 +346,22 @@ async def relay_context(app: web.Application) -> AsyncIterator[None]:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+
+class RelayCollector(Collector):
+    """The relay's counts, read at scrape time (docs/operations.md "Metrics")."""
+
+    def __init__(self, relay: OutboxRelay) -> None:
+        self._relay = relay
+
+    def collect(self) -> Iterator[Metric]:
+        relay = self._relay
+        yield counter("forge_relay_events_sent", "Outbox events the gateway accepted", relay.sent)
+        yield counter(
+            "forge_relay_failures", "Batches the gateway did not accept (retried)", relay.failures
+        )
+        yield gauge(
+            "forge_relay_gateway_up",
+            "1 while the gateway accepts the relay's events",
+            1 if relay.gateway.available else 0,
+        )

@@ -19,6 +19,7 @@ hook for either, so this module subclasses the three classes that build a connec
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import re
 import signal
@@ -190,6 +191,7 @@ async def serve(
     # requests still running after the bound, which it cancels.
     runner = ForgeRunner(app, access_log=None, shutdown_timeout=_CANCELLED_GRACE)
     await runner.setup()
+    _freeze_startup_objects()
     try:
         await web.TCPSite(runner, host, port).start()
         if on_started is not None:
@@ -206,6 +208,15 @@ async def serve(
 
 
 _CANCELLED_GRACE = 2.0  # seconds a request cancelled after the bound gets to unwind
+
+
+def _freeze_startup_objects() -> None:
+    """Move what startup built (modules, routes, caches' structures, the pool) out of the garbage
+    collector's view: its full collections otherwise walk every one of those objects again and
+    again while requests allocate, which showed as CPU per request in the update check
+    (bench/RESULTS.md). Objects created afterwards are collected as usual."""
+    gc.collect()
+    gc.freeze()
 
 
 async def _finish_in_flight(runner: web.BaseRunner, bound: float) -> None:

@@ -32,7 +32,16 @@ def cached_json(
     headers: Mapping[str, str] | None = None,
 ) -> web.Response:
     """200 with the JSON body, or 304 with no body when the client already has this version."""
-    body = dumps(data)
+    return cached_body(request, viewer, dumps(data), headers)
+
+
+def cached_body(
+    request: web.Request,
+    viewer: Viewer | None,
+    body: bytes,
+    headers: Mapping[str, str] | None = None,
+) -> web.Response:
+    """`cached_json` for a body already serialized (the overview cache keeps bytes)."""
     etag = etag_for(viewer, body)
     all_headers = {**CACHE_HEADERS, **(headers or {}), "ETag": etag}
     if none_match(request, etag):

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 
 from aiohttp import web
 from forge_common.keys import DB_POOL, NOTIFICATIONS
+from forge_common.outage import database
 
 from .keys import DELIVERY_WORKER, PLUGIN_MANAGER
 
@@ -25,6 +26,7 @@ async def plugin_manager_context(app: web.Application) -> AsyncIterator[None]:
 async def delivery_context(app: web.Application) -> AsyncIterator[None]:
     """Deliver while the application runs (registered after the plugin manager's)."""
     worker = app[DELIVERY_WORKER]
+    worker.database = database(app)  # one tracker of the database's outages per process
     await worker.start(app[DB_POOL], app[NOTIFICATIONS])
     try:
         yield

@@ -10,6 +10,7 @@ from .cli import add_commands
 from .events.delivery import DeliveryWorker
 from .keys import DELIVERY_WORKER, OPTIONS, PLUGIN_MANAGER
 from .lifecycle import delivery_context, plugin_manager_context
+from .metrics import add_gateway_metrics
 from .options import Options
 from .plugins.config import load_plugins_file
 from .plugins.manager import PluginManager
@@ -23,6 +24,7 @@ def setup(app: web.Application, settings: Settings, options: Options) -> None:
     app[OPTIONS] = options
     app[PLUGIN_MANAGER] = manager
     app[DELIVERY_WORKER] = DeliveryWorker(manager, options.delivery)
+    add_gateway_metrics(app, manager, app[DELIVERY_WORKER])
     # Plugins join first; deliveries stop before the plugins get Shutdown.
     app.cleanup_ctx.append(plugin_manager_context)
     app.cleanup_ctx.append(delivery_context)

@@ -22,9 +22,16 @@ class DownloadCounter:
     def __init__(self) -> None:
         self._pending: Counter[int] = Counter()
         self._lock = asyncio.Lock()
+        # Read at scrape time (forge_releases/metrics.py): full downloads and bytes sent (any).
+        self.completed = 0
+        self.bytes_sent = 0
 
     def add(self, asset_id: int) -> None:
         self._pending[asset_id] += 1
+        self.completed += 1
+
+    def sent(self, size: int) -> None:
+        self.bytes_sent += size
 
     def pending(self, asset_id: int) -> int:
         return self._pending.get(asset_id, 0)

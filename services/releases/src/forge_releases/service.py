@@ -15,6 +15,7 @@ from .access_keys.signed_urls import URL_SIGNER, UrlSigner
 from .counter import DownloadCounter
 from .keys import DOWNLOAD_COUNTER, OPTIONS, RELEASE_CACHE, STORAGE
 from .lifecycle import counter_context, listener_context, storage_context
+from .metrics import add_releases_metrics
 from .options import Options
 from .pages.cache import PAGE_CACHE, PageCache
 from .read.cache import ReleaseCache
@@ -29,6 +30,7 @@ def setup(app: web.Application, settings: Settings, options: Options) -> None:
     app[DOWNLOAD_COUNTER] = DownloadCounter()
     app[STORAGE] = open_storage(settings)
     app[URL_SIGNER] = UrlSigner.from_settings(settings)
+    add_releases_metrics(app, app[RELEASE_CACHE], app[DOWNLOAD_COUNTER])
     app.cleanup_ctx.append(listener_context)
     app.cleanup_ctx.append(counter_context)
     app.cleanup_ctx.append(storage_context)

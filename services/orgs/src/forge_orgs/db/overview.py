@@ -8,12 +8,25 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from forge_common.db import Conn
+from forge_common.db import Conn, Queryable
 
 from ..models import Group, Member, Org, Pin, Stats
 from .pins import pin_from_row
 
 OVERVIEW_MEMBERS = 12  # docs/http.md "Limits": public members in the overview
+
+# The viewer's grants of their own (collaborator, team) on the organization's private repositories.
+_GRANTED = """ARRAY(SELECT c.repo_id
+               FROM core.collaborators c
+               JOIN core.repositories cr ON cr.id = c.repo_id
+              WHERE c.user_id = $2 AND cr.owner_id = o.id AND cr.private
+             UNION
+             SELECT tr.repo_id
+               FROM core.team_members tm
+               JOIN core.teams t ON t.id = tm.team_id AND t.org_id = o.id
+               JOIN core.team_repos tr ON tr.team_id = t.id
+               JOIN core.repositories tr_r ON tr_r.id = tr.repo_id AND tr_r.private
+              WHERE tm.user_id = $2)"""
 
 # The limit is written into the statement, not bound: with `LIMIT $n` PostgreSQL keeps re-planning
 # the prepared statement for each call (custom plans), which costs more than running it.
@@ -49,17 +62,7 @@ SELECT o.id, o.name, o.full_name, o.description, o.website, o.location, o.visibi
        mc.member_count, mc.public_member_count,
        (SELECT count(*) FROM core.teams t WHERE t.org_id = o.id) AS team_count,
        rc.repo_count, rc.public_repo_count,
-       ARRAY(SELECT c.repo_id
-               FROM core.collaborators c
-               JOIN core.repositories cr ON cr.id = c.repo_id
-              WHERE c.user_id = $2 AND cr.owner_id = o.id AND cr.private
-             UNION
-             SELECT tr.repo_id
-               FROM core.team_members tm
-               JOIN core.teams t ON t.id = tm.team_id AND t.org_id = o.id
-               JOIN core.team_repos tr ON tr.team_id = t.id
-               JOIN core.repositories tr_r ON tr_r.id = tr.repo_id AND tr_r.private
-              WHERE tm.user_id = $2) AS granted_private_repo_ids
+       {_GRANTED} AS granted_private_repo_ids
   FROM o,
        LATERAL (SELECT count(*) AS member_count,
                        count(*) FILTER (WHERE public) AS public_member_count
@@ -114,3 +117,29 @@ async def overview(conn: Conn, name: str, viewer_id: int | None) -> Overview | N
             granted_private_repo_ids=list(row["granted_private_repo_ids"]),
         ),
     )
+
+
+# Who the viewer is to the organization, for the overview cache (overview.py): their role and
+# their grants of their own on its private repositories.
+_VIEWER_CLASS_SQL = f"""
+SELECT o.id,
+       (SELECT m.role FROM core.org_members m WHERE m.org_id = o.id AND m.user_id = $2) AS role,
+       {_GRANTED} AS granted
+  FROM core.accounts o
+ WHERE lower(o.name) = lower($1) AND o.kind = 'org'
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class ViewerFacts:
+    org_id: int
+    role: str | None
+    granted: tuple[int, ...]  # private repositories of the organization granted to the viewer
+
+
+async def viewer_facts(conn: Queryable, name: str, viewer_id: int) -> ViewerFacts | None:
+    """None when no organization has that name."""
+    row = await conn.fetchrow(_VIEWER_CLASS_SQL, name, viewer_id)
+    if row is None:
+        return None
+    return ViewerFacts(row["id"], row["role"], tuple(sorted(row["granted"])))

@@ -16,6 +16,7 @@ from ..context import org_for_read, org_for_write
 from ..db import groups as groups_db
 from ..db import pins as pins_db
 from ..errors import PinGroupNotFound
+from ..overview import written
 from ..visibility import filter_for_viewer
 from .common import no_content
 
@@ -36,6 +37,7 @@ async def create_group(request: web.Request) -> web.Response:
         view, actor = await org_for_write(conn, request.match_info["org"], viewer_of(request))
         option = payloads.create_group(await read_json_object(request))
         group = await grouping.create(conn, view.org, actor.id, option)
+    written(request, view.org.id)  # after the commit: read your own write
     return json_response(render.group(group), status=201)
 
 
@@ -53,6 +55,7 @@ async def update_group(request: web.Request) -> web.Response:
         group_id = _group_id(request)
         option = payloads.update_group(await read_json_object(request))
         group = await grouping.update(conn, view.org, actor.id, group_id, option)
+    written(request, view.org.id)  # after the commit: read your own write
     return json_response(render.group(group))
 
 
@@ -60,4 +63,5 @@ async def delete_group(request: web.Request) -> web.Response:
     async with connection(request.app[DB_POOL]) as conn:
         view, actor = await org_for_write(conn, request.match_info["org"], viewer_of(request))
         await grouping.delete(conn, view.org, actor.id, _group_id(request))
+    written(request, view.org.id)  # after the commit: read your own write
     return no_content()

@@ -13,6 +13,7 @@ from .. import payloads, pinning, render
 from ..caching import cached_json
 from ..context import org_for_read, org_for_write
 from ..db import pins as pins_db
+from ..overview import written
 from ..visibility import filter_for_viewer
 from .common import base_url, no_content
 
@@ -33,6 +34,7 @@ async def add_pin(request: web.Request) -> web.Response:
         view, actor = await org_for_write(conn, request.match_info["org"], viewer_of(request))
         option = payloads.add_pin(await read_json_object(request))
         created = await pinning.pin(conn, view.org, actor.id, option)
+    written(request, view.org.id)  # after the commit: read your own write
     return json_response(render.pin(base_url(request), view.org, created), status=201)
 
 
@@ -40,6 +42,7 @@ async def remove_pin(request: web.Request) -> web.Response:
     async with connection(request.app[DB_POOL]) as conn:
         view, actor = await org_for_write(conn, request.match_info["org"], viewer_of(request))
         await pinning.unpin(conn, view.org, actor.id, request.match_info["repo"])
+    written(request, view.org.id)  # after the commit: read your own write
     return no_content()
 
 
@@ -49,4 +52,5 @@ async def reorder_pins(request: web.Request) -> web.Response:
         view, actor = await org_for_write(conn, request.match_info["org"], viewer_of(request))
         orders = payloads.reorder(await read_json_object(request))
         await pinning.reorder(conn, view.org, actor.id, orders)
+    written(request, view.org.id)  # after the commit: read your own write
     return no_content()

@@ -1,7 +1,8 @@
 """GET /{org} (the organization profile page) and GET /avatars/{name}.
 
-The page is the overview API's answer (handlers/profile.overview_body: the same query, access
-rules and cache) laid out as HTML, so it shows exactly what that API call would, never more.
+The page is the overview API's answer (overview.prepared_overview: the same query, access
+rules and cache per viewer class) laid out as HTML, so it shows exactly what that API call would,
+never more.
 """
 
 from __future__ import annotations
@@ -12,13 +13,13 @@ from typing import Any
 import aiohttp_jinja2
 import orjson
 from aiohttp import web
+from forge_common.auth import viewer_of
 from forge_common.conditional import none_match, not_modified, quoted
 from forge_common.names import is_account_name
 from forge_common.pages import page, page_headers
-from forge_common.render import dumps
 
 from ..handlers.common import base_url
-from ..handlers.profile import overview_body
+from ..overview import prepared_overview
 from .avatar import avatar_svg
 
 # An avatar depends on the name alone and never changes: cacheable for a year by anyone.
@@ -66,7 +67,8 @@ RENDERED = web.AppKey("forge_orgs_rendered_pages", RenderedPages)
 async def org_page(request: web.Request) -> web.StreamResponse:
     # The overview API's body, as bytes: the page is a function of it alone, so its digest names
     # the page and its ETag, and it is parsed only to render a page not rendered yet.
-    overview = dumps(await overview_body(request))
+    viewer = viewer_of(request)
+    overview = (await prepared_overview(request.app, request.match_info["org"], viewer)).json
     digest = hashlib.blake2b(overview, digest_size=16).hexdigest()
     headers = {**page_headers(request), "ETag": quoted(digest)}
     if none_match(request, headers["ETag"]):

@@ -28,8 +28,10 @@ from collections import Counter, deque
 import asyncpg
 import grpc
 from forge_common.notifications import Notifications, Subscription
+from forge_common.outage import DATABASE, Dependency, round_failed
 from plugin.v1 import plugin_pb2
 
+from ..metrics import DeliveryCounts
 from ..options import DeliveryOptions
 from ..plugins.client import PluginDeadline, PluginFailed, PluginUnavailable, RpcNotSupported
 from ..plugins.manager import PluginManager
@@ -104,6 +106,8 @@ class DeliveryWorker:
         self._subscription: Subscription | None = None
         for plugin in manager:  # a plugin back from an outage gets its backlog at once
             plugin.on_ready.append(self.wake)
+        self.database = Dependency(DATABASE)  # the app's (lifecycle.py): an outage logged once
+        self.counts = DeliveryCounts()  # read at scrape time (forge_gateway/metrics.py)
 
     async def start(self, pool: asyncpg.Pool, notifications: Notifications | None = None) -> None:
         """Start claiming from `pool`; with `notifications`, NOTIFY wakes the worker too."""
@@ -164,10 +168,11 @@ class DeliveryWorker:
                     if pruned:
                         log.info("pruned %d finished event(s)", pruned)
                 await self.claim_round()
+                self.database.succeeded()
             except asyncio.CancelledError:
                 raise
-            except Exception:  # the database may be restarting: poll again later
-                log.exception("delivery worker: claiming failed")
+            except Exception as exc:  # the database may be restarting: poll again later
+                round_failed(self.database, exc, "delivery worker: claiming failed")
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.options.poll_interval):
                     await self._wake.wait()
@@ -221,8 +226,8 @@ class DeliveryWorker:
             await self._attempt(plugin, delivery)
         except asyncio.CancelledError:
             raise
-        except Exception:
-            log.exception("delivery %d to %s failed unexpectedly", delivery.id, plugin.name)
+        except Exception as exc:
+            round_failed(self.database, exc, f"delivery {delivery.id} to {plugin.name} failed")
         finally:
             if task is not None:
                 self._calling.pop(task, None)
@@ -251,7 +256,7 @@ class DeliveryWorker:
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # the leases may lapse; other workers then take over
-                log.warning("delivery worker: renewing leases failed: %s", error)
+                round_failed(self.database, error, "delivery worker: renewing leases failed")
 
     async def _attempt(self, plugin: ManagedPlugin, delivery: Claimed) -> None:
         manifest = plugin.manifest
@@ -307,6 +312,7 @@ class DeliveryWorker:
         self, delivery: Claimed, outcome: str, error: str | None, retry_in: float | None = None
     ) -> None:
         self._throughput.add(delivery.plugin)
+        self.counts.finished(delivery, outcome)
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._outcomes.append((Outcome(delivery, outcome, error, retry_in or 0.0), done))
         self._outcome_ready.set()

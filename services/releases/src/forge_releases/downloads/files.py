@@ -127,4 +127,4 @@ async def serve_asset(
         )
     headers["Content-Type"] = served_type(asset.content_type)
     headers["Content-Disposition"] = disposition(asset.name)
-    return await send(request, Download(asset, headers, ranges))
+    return await send(request, Download(asset, headers, ranges, release.repo_id))

@@ -33,7 +33,7 @@ from forge_common.middleware import stamp_headers
 from forge_common.outage import dependency
 
 from ..errors import AssetNotFound
-from ..keys import DOWNLOAD_COUNTER, STORAGE
+from ..keys import DOWNLOAD_COUNTER, RELEASE_CACHE, STORAGE
 from ..models import Asset
 from ..storage import BlobMissing, FolderStorage, S3Storage, Storage, StorageUnavailable
 from ..storage.base import STORAGE_DEPENDENCY, blob_key
@@ -53,11 +53,19 @@ class Download:
     asset: Asset
     headers: Mapping[str, str]  # ETag, Last-Modified, Content-Type, Content-Disposition, caching
     ranges: list[ByteRange] | None  # None: the whole file
+    repo_id: int
 
 
-def count(request: web.Request, asset: Asset) -> None:
-    """One full download of `asset` (the one place downloads are counted)."""
-    request.app[DOWNLOAD_COUNTER].add(asset.id)
+def count(request: web.Request, download: Download) -> None:
+    """One full download (the one place downloads are counted); the repository's cached list
+    pages show counts, so they are dropped."""
+    request.app[DOWNLOAD_COUNTER].add(download.asset.id)
+    request.app[RELEASE_CACHE].downloaded(download.repo_id)
+
+
+def sent(request: web.Request, size: int) -> None:
+    """Bytes of an asset sent, or handed to nginx or the store to send (forge_download_bytes)."""
+    request.app[DOWNLOAD_COUNTER].sent(size)
 
 
 async def send(request: web.Request, download: Download) -> web.StreamResponse:
@@ -136,8 +144,9 @@ def _accel_redirect(request: web.Request, prefix: str, download: Download) -> we
     applies the Range header itself, which _handoff_allowed has checked it reads as we do."""
     response = web.Response(status=200, headers=download.headers)
     response.headers["X-Accel-Redirect"] = prefix + blob_key(download.asset.sha256)
+    sent(request, _handed_off(download))
     if download.ranges is None:
-        count(request, download.asset)
+        count(request, download)
     return response
 
 
@@ -151,11 +160,19 @@ async def _presigned_redirect(
         disposition=download.headers["Content-Disposition"],
         content_type=download.headers["Content-Type"],
     )
+    sent(request, _handed_off(download))
     if download.ranges is None:
-        count(request, download.asset)
+        count(request, download)
     response = web.Response(status=302, headers={**download.headers, **_REDIRECT_HEADERS})
     response.headers["Location"] = url
     return response
+
+
+def _handed_off(download: Download) -> int:
+    """The bytes nginx or the store will send for us: the ranges asked, or the whole file."""
+    if download.ranges is None:
+        return download.asset.size
+    return sum(part.length for part in download.ranges)
 
 
 class _FilePart(web.FileResponse):
@@ -193,8 +210,9 @@ async def _sendfile(
         response = _FilePart(file, part, status=shape.status, headers=shape.headers)
         await response.prepare(request)
         await response.write_eof()
+        sent(request, part.length)
         if download.ranges is None:
-            count(request, download.asset)
+            count(request, download)
     finally:
         file.close()
     return response
@@ -210,7 +228,7 @@ async def _stream(
     if await _write_all(request, response, first, chunks):
         await response.write_eof()
         if download.ranges is None:
-            count(request, download.asset)
+            count(request, download)
     return response
 
 
@@ -229,8 +247,10 @@ async def _write_all(
     try:
         if first:
             await response.write(first)
+            sent(request, len(first))
         async for chunk in chunks:
             await response.write(chunk)
+            sent(request, len(chunk))
     except (BlobMissing, StorageUnavailable) as exc:
         log.error("download cut short: %s", exc)
         if request.transport is not None:

@@ -17,6 +17,8 @@ migration 0002 notify every replica anyway.
 
 from __future__ import annotations
 
+import time
+from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -75,6 +77,10 @@ class CacheLimits:
     repos: int = 2_000
     answers_per_repo: int = 1_024
     answers: int = 50_000  # over all repositories
+    lists: int = 10_000  # release list pages kept, over all repositories
+    # A kept list page shows download counts, which change without a notification (downloads
+    # through another replica): it is kept this long at most (the nginx micro-cache's bound too).
+    list_seconds: float = 1.0
 
 
 class ReleaseCache:
@@ -87,6 +93,14 @@ class ReleaseCache:
         self._names: dict[tuple[str, str], RepoEntry | None] = {}
         self._repos: dict[int, RepoReleases] = {}
         self._answers_added = 0  # since answers were last dropped everywhere (an upper bound)
+        # anonymous release list pages: repository id → raw query string → (kept until, answer)
+        self._lists: dict[int, dict[str, tuple[float, Answer]]] = {}
+        self._lists_added = 0
+        # Read at scrape time (forge_releases/metrics.py): update checks answered from a prepared
+        # answer, answers computed, and invalidations by kind ("repo", "names", "all").
+        self.hits = 0
+        self.misses = 0
+        self.invalidations: Counter[str] = Counter()
 
     # --- reading and storing -------------------------------------------------------------
 
@@ -119,6 +133,7 @@ class ReleaseCache:
 
     def remember_answer(self, releases: RepoReleases, key: str, answer: Answer) -> None:
         """Keep a prepared answer; varied query strings (cache busters) cannot grow memory."""
+        self.misses += 1
         if self._answers_added >= self.limits.answers:
             for cached in self._repos.values():
                 cached.answers.clear()
@@ -128,25 +143,65 @@ class ReleaseCache:
         releases.answers[key] = answer
         self._answers_added += 1
 
+    def get_list(self, repo_id: int, key: str) -> Answer | None:
+        """A release list page an anonymous caller was given within `list_seconds`."""
+        if not self.enabled:
+            return None
+        found = self._lists.get(repo_id, {}).get(key)
+        if found is None or found[0] < time.monotonic():
+            return None
+        return found[1]
+
+    def put_list(self, repo_id: int, key: str, answer: Answer, token: int) -> None:
+        if not self.enabled or token != self._version:
+            return
+        if self._lists_added >= self.limits.lists:
+            self._lists.clear()
+            self._lists_added = 0
+        pages = self._lists.setdefault(repo_id, {})
+        pages[key] = (time.monotonic() + self.limits.list_seconds, answer)
+        self._lists_added += 1
+
+    def downloaded(self, repo_id: int) -> None:
+        """A download of the repository was counted: its list pages show the count."""
+        self._lists.pop(repo_id, None)
+
+    def sizes(self) -> dict[str, int]:
+        """Entries held, by kind (for metrics)."""
+        answers = sum(len(cached.answers) for cached in self._repos.values())
+        lists = sum(len(pages) for pages in self._lists.values())
+        return {
+            "names": len(self._names),
+            "repos": len(self._repos),
+            "answers": answers,
+            "lists": lists,
+        }
+
     # --- invalidation --------------------------------------------------------------------
 
     def invalidate_repo(self, repo_id: int) -> None:
         """A repository's releases or assets changed."""
+        self.invalidations["repo"] += 1
         self._version += 1
         self._repos.pop(repo_id, None)
+        self._lists.pop(repo_id, None)
 
     def invalidate_names(self) -> None:
         """Accounts or repositories changed: any path may now resolve differently, and prepared
         answers hold download URLs spelled with owner and repository names, so both go."""
+        self.invalidations["names"] += 1
         self._version += 1
         self._names.clear()
         self._repos.clear()
+        self._lists.clear()
 
     def reset(self, *, enabled: bool) -> None:
         """Drop everything; `enabled` says whether change notifications are being received."""
+        self.invalidations["all"] += 1
         self._version += 1
         self._names.clear()
         self._repos.clear()
+        self._lists.clear()
         self.enabled = enabled
 
     def on_notification(self, payload: str) -> None:

@@ -7,23 +7,23 @@ from dataclasses import dataclass
 from functools import partial
 from urllib.parse import urlencode
 
-from aiohttp import web
+from aiohttp import hdrs, web
 from forge_common.access import Access
-from forge_common.conditional import none_match, not_modified
 from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.render import dumps
 
 from ..access_keys.signed_urls import handed_out_url
 from ..errors import NoReleasesFound, ReleaseNotFound
-from ..httpcache import cache_headers, etag_of
-from ..keys import DOWNLOAD_COUNTER
+from ..httpcache import etag_of
+from ..keys import DOWNLOAD_COUNTER, RELEASE_CACHE
 from ..models import Release, Resolved
 from ..urls import api_releases_url
 from . import queries, render
 from .params import Page, flag, page_of, storable_tag
 from .resolve import resolve
 from .update import STABLE
+from .update_answer import Answer
 
 # Who sees drafts: list rule 4 says administrators (`drafts=true`); a draft fetched by id or tag
 # is shown to whoever may publish releases (write), so a publisher can read back a draft.
@@ -31,16 +31,16 @@ DRAFT_LISTERS = Access.ADMIN
 DRAFT_READERS = Access.WRITE
 
 
+def _answer(data: object, headers: dict[str, str] | None = None) -> Answer:
+    body = dumps(data)
+    return Answer(200, body, etag_of(body), headers=headers or {})
+
+
 def _json(
     request: web.Request, data: object, public: bool, headers: dict[str, str] | None = None
 ) -> web.Response:
     """A JSON answer with an ETag, honouring If-None-Match."""
-    body = dumps(data)
-    etag = etag_of(body)
-    all_headers = {**cache_headers(public), **(headers or {}), "ETag": etag}
-    if none_match(request, etag):
-        return not_modified(etag, all_headers)
-    return web.Response(body=body, headers=all_headers, content_type="application/json")
+    return _answer(data, headers).respond(request, public)
 
 
 def _render(request: web.Request, resolved: Resolved, release: Release) -> dict[str, object]:
@@ -106,8 +106,18 @@ async def list_page(
 
 
 async def list_releases(request: web.Request) -> web.Response:
-    """GET /api/v2/repos/{owner}/{repo}/releases (list rules 1-5)."""
+    """GET /api/v2/repos/{owner}/{repo}/releases (list rules 1-5). An anonymous caller's page of
+    public releases is kept for a second (read/cache.py `get_list`), dropped sooner when the
+    releases change or one of the repository's downloads is counted."""
     resolved = await resolve(request)
+    cache = request.app[RELEASE_CACHE]
+    # anonymous (no header: the middleware set no viewer) and public: every such caller gets
+    # the same page for the same query string
+    shared = resolved.public and hdrs.AUTHORIZATION not in request.headers
+    raw_query = request.rel_url.raw_query_string
+    if shared and (kept := cache.get_list(resolved.ref.repo_id, raw_query)) is not None:
+        return kept.respond(request, True)
+    token = cache.token()
     listing = await list_page(request, resolved)
     page, total, drafts = listing.page, listing.total, listing.drafts
     extra = {
@@ -120,8 +130,10 @@ async def list_releases(request: web.Request) -> web.Response:
     }
     if link := _link_header(base, page, total, extra):
         headers["Link"] = link
-    data = [_render(request, resolved, r) for r in listing.releases]
-    return _json(request, data, resolved.public and not drafts, headers)
+    answer = _answer([_render(request, resolved, r) for r in listing.releases], headers)
+    if shared and not drafts:
+        cache.put_list(resolved.ref.repo_id, raw_query, answer, token)
+    return answer.respond(request, resolved.public and not drafts)
 
 
 async def find_release(

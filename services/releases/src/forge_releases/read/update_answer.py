@@ -5,7 +5,7 @@ check rules" 8-9 give the body).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,18 +22,22 @@ from .update import WINDOWS_PLATFORMS, UpdateQuery, decide_update, windows_urls
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """What the update check sends: 204 (body empty) or 200 with these exact bytes, with the
-    headers for public and for private data prepared once."""
+    """What the update check (or another read, read/handlers.py) sends: 204 (body empty) or 200
+    with these exact bytes, with the headers for public and for private data prepared once;
+    `headers` are added to both (X-Total-Count, Link)."""
 
     status: int
     body: bytes = b""
     etag: str = ""
     content_type: str = "application/json"
+    headers: Mapping[str, str] = field(default_factory=dict)
     public_headers: dict[str, str] = field(init=False)
     private_headers: dict[str, str] = field(init=False)
 
     def __post_init__(self) -> None:
-        extra = {"ETag": self.etag, "Content-Type": self.content_type} if self.body else {}
+        extra = {**self.headers}
+        if self.body:
+            extra.update({"ETag": self.etag, "Content-Type": self.content_type})
         object.__setattr__(self, "public_headers", {**cache_headers(True), **extra})
         object.__setattr__(self, "private_headers", {**cache_headers(False), **extra})
 

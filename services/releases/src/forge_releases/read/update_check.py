@@ -42,7 +42,10 @@ def cached_answer(request: web.Request, key: str) -> web.Response | None:
     if releases is None:
         return None
     answer = releases.answers.get(key)
-    return answer.respond(request, True) if answer is not None else None
+    if answer is None:
+        return None
+    cache.hits += 1
+    return answer.respond(request, True)
 
 
 async def update_check(request: web.Request) -> web.Response:
@@ -64,6 +67,8 @@ async def update_check(request: web.Request) -> web.Response:
             # the hot path serves a kept answer to anyone sending this query without a token: it
             # must never skip the key check (a token's request with `&key=junk`, say)
             request.app[RELEASE_CACHE].remember_answer(releases, raw_query, answer)
+    else:
+        request.app[RELEASE_CACHE].hits += 1
     return answer.respond(request, resolved.public)
 
 

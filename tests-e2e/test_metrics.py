@@ -1,0 +1,154 @@
+"""docs/operations.md "Metrics": one `forge serve --all` process serves the metrics of the three
+services at one /metrics; a published release travels outbox → relay → gateway → plugin and
+shows in the delivery metrics; and every metric the Grafana dashboard (deploy/grafana/forge.json)
+queries is one this running process exports."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from forge_common.embedded_pg import free_port
+from forge_common.testing.processes import start_forge_service, wait_until_ready
+from prometheus_client.parser import text_string_to_metric_families
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parent.parent
+DASHBOARD = ROOT / "deploy/grafana/forge.json"
+TOKEN = "alice-metrics-token"
+WORLD = {
+    "users": [{"name": "alice", "admin": True, "tokens": [TOKEN]}],
+    "orgs": [{"name": "acme", "visibility": "public", "members": [{"user": "alice"}]}],
+    "repos": [
+        {
+            "owner": "acme",
+            "name": "app",
+            "releases": [{"tag": "v1.0.0", "assets": [{"name": "app.bin", "size": 1000}]}],
+        }
+    ],
+}
+Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
+
+
+def dashboard_metric_names() -> set[str]:
+    panels = json.loads(DASHBOARD.read_text())["panels"]
+    exprs = [target["expr"] for panel in panels for target in panel["targets"]]
+    assert exprs
+    return {name for expr in exprs for name in re.findall(r"\bforge_[a-z0-9_]+", expr)}
+
+
+def call(url: str, method: str = "GET", body: bytes | None = None) -> tuple[int, bytes]:
+    headers = {"Authorization": f"token {TOKEN}", "Content-Type": "application/json"}
+    request = urllib.request.Request(url, data=body, method=method, headers=headers)  # noqa: S310
+    try:
+        with urllib.request.urlopen(request, timeout=10) as reply:  # noqa: S310 (our own URL)
+            return reply.status, reply.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def anonymous(url: str) -> int:
+    with urllib.request.urlopen(url, timeout=10) as reply:  # noqa: S310 (our own URL)
+        reply.read()
+        return int(reply.status)
+
+
+def scrape(url: str) -> Samples:
+    with urllib.request.urlopen(url + "metrics", timeout=10) as reply:  # noqa: S310
+        text = reply.read().decode()
+    return {
+        (s.name, frozenset(s.labels.items())): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+
+def value(samples: Samples, name: str, **labels: str) -> float:
+    """Sum of the samples named `name` whose labels include `labels`."""
+    wanted = set(labels.items())
+    return sum(v for (n, ls), v in samples.items() if n == name and wanted <= ls)
+
+
+def test_one_process_exports_every_dashboard_metric(database_url: str, tmp_path: Path) -> None:
+    world = tmp_path / "world.json"
+    world.write_text(json.dumps(WORLD))
+    env = {**os.environ, "DATABASE_URL": database_url, "STORAGE_PATH": str(tmp_path / "storage")}
+    loaded = subprocess.run(
+        [sys.executable, "-m", "forge_common.cli", "load", str(world)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert loaded.returncode == 0, loaded.stderr
+    address = f"127.0.0.1:{free_port()}"
+    plugins = tmp_path / "plugins.json"
+    plugins.write_text(json.dumps({"plugins": [{"name": "event-recorder", "address": address}]}))
+    plugin = subprocess.Popen(
+        [sys.executable, "-m", "event_recorder", "--address", address, "--log-level", "WARNING"],
+        env=env,
+    )
+    process, url = start_forge_service(
+        "all", database_url, tmp_path / "storage", {"PLUGINS_FILE": str(plugins)}
+    )
+    try:
+        asyncio.run(wait_until_ready(url + "readyz", exit_code=process.poll))
+        update = url + "api/v2/repos/acme/app/releases/update?version=0.9.0&platform=linux&arch=x64"
+        assert anonymous(update) == 204  # computed: no update for linux
+        assert anonymous(update) == 204  # prepared (or computed again while the cache is off)
+        assert anonymous(url + "acme/app/releases/download/v1.0.0/app.bin") == 200
+        status, _ = call(url + "api/v2/repos/acme/app/releases", "POST", b'{"tag_name": "v2.0.0"}')
+        assert status == 201
+
+        # the release's events reach the plugin: delivered attempts and a lag are recorded
+        deadline = time.monotonic() + 20
+        while True:
+            samples = scrape(url)
+            delivered = value(
+                samples,
+                "forge_delivery_attempts_total",
+                plugin="event-recorder",
+                outcome="delivered",
+            )
+            if delivered >= 1 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert delivered >= 1
+        assert value(samples, "forge_delivery_lag_seconds_count", plugin="event-recorder") >= 1
+        assert value(samples, "forge_relay_events_sent_total") >= 1
+        assert value(samples, "forge_plugin_state", plugin="event-recorder", state="ready") == 1
+        assert value(samples, "forge_plugin_breaker_state", state="closed") == 1
+        assert value(samples, "forge_downloads_total") == 1
+        assert value(samples, "forge_download_bytes_total") == 1000
+        assert value(samples, "forge_update_cache_misses_total") >= 1
+        # the three services' routes in one registry
+        routes = {dict(ls).get("route") for n, ls in samples if n == "forge_http_requests_total"}
+        assert {
+            "/api/v2/repos/{owner}/{repo}/releases/update",
+            "/{owner}/{repo}/releases/download/{tag}/{name}",
+            "/readyz",
+        } <= routes
+
+        exported = {name for name, _ in samples}
+        missing = sorted(dashboard_metric_names() - exported)
+        assert not missing, f"the dashboard queries metrics nobody exports: {missing}"
+    finally:
+        for child in (process, plugin):
+            child.terminate()
+            child.wait(10)
+
+
+def test_the_dashboard_is_checked_against_real_names() -> None:
+    """The check above can fail: the dashboard names metrics, and only forge_ ones."""
+    names = dashboard_metric_names()
+    assert "forge_http_request_duration_seconds_bucket" in names
+    assert all(name.startswith("forge_") for name in names)
