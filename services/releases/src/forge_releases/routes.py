@@ -7,6 +7,7 @@ from aiohttp import web
 
 from .compat import atom as compat_atom
 from .compat import handlers as compat
+from .compat import openapi as compat_openapi
 from .compat import writes as compat_writes
 from .downloads import handlers as downloads
 from .openapi import handler as openapi
@@ -71,6 +72,8 @@ def add_compat_routes(app: web.Application) -> None:
     upload = {"expect_handler": publish.defer_continue}
     app.router.add_routes(
         [
+            web.get(compat_openapi.GITEA_DOC, compat_openapi.serve_gitea),
+            web.get(compat_openapi.GITHUB_DOC, compat_openapi.serve_github),
             web.get(f"{GITEA}/releases", compat.gitea_list),
             web.get(f"{GITEA}/releases/latest", compat.gitea_latest),
             web.get(f"{GITEA}/releases/tags/{{tag}}", compat.gitea_by_tag),
