@@ -7,7 +7,7 @@ version 2 (repository administrators), as both platforms list them to their publ
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from aiohttp import web
@@ -125,20 +125,21 @@ def _false(query: Mapping[str, str], name: str) -> bool:
     return name in query and not flag(query, name)
 
 
-async def gitea_latest(request: web.Request) -> web.Response:
-    return await _latest(request, gitea.release)
+def _in_shape(
+    read: Callable[[web.Request, Shape], Awaitable[web.Response]], shape: Shape
+) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """The handler answering `read` in `shape`."""
+
+    async def handler(request: web.Request) -> web.Response:
+        return await read(request, shape)
+
+    return handler
 
 
-async def gitea_by_tag(request: web.Request) -> web.Response:
-    return await _by_tag(request, gitea.release)
-
-
-async def gitea_by_id(request: web.Request) -> web.Response:
-    return await _by_id(request, gitea.release)
-
-
-async def gitea_assets(request: web.Request) -> web.Response:
-    return await _assets(request, gitea.release)
+gitea_latest = _in_shape(_latest, gitea.release)
+gitea_by_tag = _in_shape(_by_tag, gitea.release)
+gitea_by_id = _in_shape(_by_id, gitea.release)
+gitea_assets = _in_shape(_assets, gitea.release)
 
 
 async def gitea_asset(request: web.Request) -> web.Response:
@@ -173,20 +174,10 @@ async def github_list(request: web.Request) -> web.Response:
     return await _listed(request, github.release, mapping.GITHUB_ROOT, ours, "per_page")
 
 
-async def github_latest(request: web.Request) -> web.Response:
-    return await _latest(request, github.release)
-
-
-async def github_by_tag(request: web.Request) -> web.Response:
-    return await _by_tag(request, github.release)
-
-
-async def github_by_id(request: web.Request) -> web.Response:
-    return await _by_id(request, github.release)
-
-
-async def github_assets(request: web.Request) -> web.Response:
-    return await _assets(request, github.release)
+github_latest = _in_shape(_latest, github.release)
+github_by_tag = _in_shape(_by_tag, github.release)
+github_by_id = _in_shape(_by_id, github.release)
+github_assets = _in_shape(_assets, github.release)
 
 
 async def asset_release(request: web.Request, resolved: Resolved) -> tuple[Release, int]:

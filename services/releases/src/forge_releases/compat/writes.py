@@ -16,6 +16,8 @@ writes.py, same bodies, checks and events), answered in Gitea's or GitHub's shap
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from aiohttp import web
 from forge_common.body import streams_body
 from forge_common.keys import SETTINGS
@@ -44,24 +46,22 @@ def _release(
     return json_response(data, status=status, headers=headers)
 
 
-async def gitea_create(request: web.Request) -> web.Response:
-    ref, release = await publish.created_release(request)
-    return _release(request, gitea.release, ref, release, 201)
+def _answering(
+    write: Callable[[web.Request], Awaitable[tuple[RepoRef, Release]]], shape: Shape, status: int
+) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """The handler running the publishing side's `write`, answering in `shape`."""
+
+    async def handler(request: web.Request) -> web.Response:
+        ref, release = await write(request)
+        return _release(request, shape, ref, release, status)
+
+    return handler
 
 
-async def github_create(request: web.Request) -> web.Response:
-    ref, release = await publish.created_release(request)
-    return _release(request, github.release, ref, release, 201)
-
-
-async def gitea_edit(request: web.Request) -> web.Response:
-    ref, release = await publish.updated_release(request)
-    return _release(request, gitea.release, ref, release, 200)
-
-
-async def github_edit(request: web.Request) -> web.Response:
-    ref, release = await publish.updated_release(request)
-    return _release(request, github.release, ref, release, 200)
+gitea_create = _answering(publish.created_release, gitea.release, 201)
+github_create = _answering(publish.created_release, github.release, 201)
+gitea_edit = _answering(publish.updated_release, gitea.release, 200)
+github_edit = _answering(publish.updated_release, github.release, 200)
 
 
 @streams_body
