@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from forge_common import openapi
@@ -120,29 +121,35 @@ def _document_path(doc: str, op_id: str) -> dict[str, Any]:
     }
 
 
-def _gitea_paths() -> dict[str, Any]:
-    release, attachment = _ref("GiteaRelease"), _ref("Attachment")
-    releases = f"{GITEA}/releases"
+@dataclass(frozen=True)
+class _Shape:
+    """What differs between the two shapes' release paths."""
+
+    root: str  # GITEA or GITHUB
+    prefix: str  # operationId prefix: Gitea's `repo...`, GitHub's `repos...`
+    asset_word: str  # Gitea's `Attachment`, GitHub's `Asset`
+    edit_word: str  # Gitea's `Edit`, GitHub's `Update`
+    list_params: list[dict[str, Any]]
+    upload_params: list[dict[str, Any]]
+    upload_id: str
+    multipart: bool
+
+
+def _release_paths(shape: _Shape, release: dict[str, Any], asset: dict[str, Any]) -> dict[str, Any]:
+    """The paths both shapes have, named each platform's way."""
+    p, word = shape.prefix, shape.asset_word
+    releases = f"{shape.root}/releases"
     one = f"{releases}/{{release_id}}"
     return {
-        **_document_path(GITEA_DOC, "giteaOpenapi"),
-        GITEA: {
-            "get": _op("repoGet", "The repository", [], _read(_ref("GiteaRepository"), "Repo"))
-        },
         releases: {
             "get": _op(
-                "repoListReleases",
+                f"{p}ListReleases",
                 "List releases, newest first, prereleases included",
-                [
-                    query("page", {"type": "string"}, "page number; not a positive integer → 1"),
-                    query("limit", {"type": "string"}, "page size; not in 1-100 → 30"),
-                    query("draft", {"type": "string"}, "false hides drafts (admins see them)"),
-                    query("pre-release", {"type": "string"}, "false hides prereleases"),
-                ],
+                shape.list_params,
                 _read({"type": "array", "items": release}, "Releases", headers=_LIST_HEADERS),
             ),
             "post": _op(
-                "repoCreateRelease",
+                f"{p}CreateRelease",
                 "Create a release",
                 [],
                 {"201": json_content("The release", release, headers=_CREATED), **_WRITE_ERRORS},
@@ -151,44 +158,86 @@ def _gitea_paths() -> dict[str, Any]:
         },
         f"{releases}/latest": {
             "get": _op(
-                "repoGetLatestRelease",
+                f"{p}GetLatestRelease",
                 "The newest release that is neither a draft nor a prerelease",
                 [],
                 _read(release, "Release"),
             )
         },
         f"{releases}/tags/{{tag}}": {
-            "get": _op("repoGetReleaseByTag", "A release by tag", [_TAG], _read(release, "Release"))
+            "get": _op(f"{p}GetReleaseByTag", "A release by tag", [_TAG], _read(release, "R"))
         },
         one: {
-            "get": _op("repoGetRelease", "A release by id", [_RELEASE_ID], _read(release, "Rel")),
+            "get": _op(f"{p}GetRelease", "A release by id", [_RELEASE_ID], _read(release, "R")),
             "patch": _op(
-                "repoEditRelease",
+                f"{p}{shape.edit_word}Release",
                 "Edit a release (the given fields)",
                 [_RELEASE_ID],
                 {"200": json_content("The release", release), **_WRITE_ERRORS},
                 _JSON_BODY,
             ),
             "delete": _op(
-                "repoDeleteRelease", "Delete a release", [_RELEASE_ID], _delete_responses()
+                f"{p}DeleteRelease", "Delete a release", [_RELEASE_ID], _delete_responses()
             ),
         },
         f"{one}/assets": {
             "get": _op(
-                "repoListReleaseAttachments",
-                "A release's attachments",
+                f"{p}ListRelease{word}s",
+                f"A release's {word.lower()}s",
                 [_RELEASE_ID],
-                _read({"type": "array", "items": attachment}, "Attachments"),
+                _read({"type": "array", "items": asset}, f"{word}s"),
             ),
             "post": _op(
-                "repoCreateReleaseAttachment",
-                "Upload an attachment (multipart field `attachment`, or a raw body)",
-                [_RELEASE_ID, _NAME],
-                {"201": json_content("The attachment", attachment), **_WRITE_ERRORS},
-                _upload_body(multipart=True),
+                shape.upload_id,
+                "Upload a file (Gitea: multipart field `attachment` or a raw body; GitHub: the "
+                "raw body at the release's `upload_url`)",
+                [_RELEASE_ID, *shape.upload_params],
+                {"201": json_content(f"The {word.lower()}", asset), **_WRITE_ERRORS},
+                _upload_body(multipart=shape.multipart),
             ),
         },
-        f"{one}/assets/{{asset_id}}": {
+    }
+
+
+_PAGE = query("page", {"type": "string"}, "page number; not a positive integer → 1")
+_GITEA = _Shape(
+    root=GITEA,
+    prefix="repo",
+    asset_word="Attachment",
+    edit_word="Edit",
+    list_params=[
+        _PAGE,
+        query("limit", {"type": "string"}, "page size; not in 1-100 → 30"),
+        query("draft", {"type": "string"}, "false hides drafts (admins see them)"),
+        query("pre-release", {"type": "string"}, "false hides prereleases"),
+    ],
+    upload_params=[_NAME],
+    upload_id="repoCreateReleaseAttachment",
+    multipart=True,
+)
+_GITHUB = _Shape(
+    root=GITHUB,
+    prefix="repos",
+    asset_word="Asset",
+    edit_word="Update",
+    list_params=[query("per_page", {"type": "string"}, "page size; not in 1-100 → 30"), _PAGE],
+    upload_params=[
+        query("name", {"type": "string"}, "the asset's file name (required)"),
+        query("label", {"type": "string"}, "accepted, not stored"),
+    ],
+    upload_id="reposUploadReleaseAsset",
+    multipart=False,
+)
+
+
+def _gitea_paths() -> dict[str, Any]:
+    attachment = _ref("Attachment")
+    one = f"{GITEA}/releases/{{release_id}}/assets/{{asset_id}}"
+    return {
+        **_document_path(GITEA_DOC, "giteaOpenapi"),
+        GITEA: {"get": _op("repoGet", "The repository", [], _read(_ref("GiteaRepository"), "R"))},
+        **_release_paths(_GITEA, _ref("GiteaRelease"), attachment),
+        one: {
             "get": _op(
                 "repoGetReleaseAttachment",
                 "One attachment",
@@ -223,15 +272,10 @@ def _upload_body(*, multipart: bool) -> dict[str, Any]:
 
 
 def _github_paths() -> dict[str, Any]:
-    release, asset = _ref("GithubRelease"), _ref("GithubAsset")
-    releases = f"{GITHUB}/releases"
-    one = f"{releases}/{{release_id}}"
+    asset = _ref("GithubAsset")
     asset_by_id = {
         "description": "The asset's JSON, or its bytes for `Accept: application/octet-stream`",
-        "content": {
-            "application/json": {"schema": asset},
-            **FILE["content"],
-        },
+        "content": {"application/json": {"schema": asset}, **FILE["content"]},
     }
     feed = {
         "description": "Atom feed of the newest ten releases (drafts never)",
@@ -242,36 +286,8 @@ def _github_paths() -> dict[str, Any]:
         GITHUB: {
             "get": _op("reposGet", "The repository", [], _read(_ref("GithubRepository"), "R"))
         },
-        releases: {
-            "get": _op(
-                "reposListReleases",
-                "List releases, newest first, prereleases included",
-                [
-                    query("per_page", {"type": "string"}, "page size; not in 1-100 → 30"),
-                    query("page", {"type": "string"}, "page number; not a positive integer → 1"),
-                ],
-                _read({"type": "array", "items": release}, "Releases", headers=_LIST_HEADERS),
-            ),
-            "post": _op(
-                "reposCreateRelease",
-                "Create a release",
-                [],
-                {"201": json_content("The release", release, headers=_CREATED), **_WRITE_ERRORS},
-                _CREATE_BODY,
-            ),
-        },
-        f"{releases}/latest": {
-            "get": _op(
-                "reposGetLatestRelease",
-                "The newest release that is neither a draft nor a prerelease",
-                [],
-                _read(release, "Release"),
-            )
-        },
-        f"{releases}/tags/{{tag}}": {
-            "get": _op("reposGetReleaseByTag", "A release by tag", [_TAG], _read(release, "R"))
-        },
-        f"{releases}/assets/{{asset_id}}": {
+        # before `/releases/{release_id}`, as in the route table
+        f"{GITHUB}/releases/assets/{{asset_id}}": {
             "get": _op(
                 "reposGetReleaseAsset",
                 "A release asset (JSON, or the file)",
@@ -288,38 +304,7 @@ def _github_paths() -> dict[str, Any]:
                 _delete_responses(),
             ),
         },
-        one: {
-            "get": _op("reposGetRelease", "A release by id", [_RELEASE_ID], _read(release, "R")),
-            "patch": _op(
-                "reposUpdateRelease",
-                "Update a release (the given fields)",
-                [_RELEASE_ID],
-                {"200": json_content("The release", release), **_WRITE_ERRORS},
-                _JSON_BODY,
-            ),
-            "delete": _op(
-                "reposDeleteRelease", "Delete a release", [_RELEASE_ID], _delete_responses()
-            ),
-        },
-        f"{one}/assets": {
-            "get": _op(
-                "reposListReleaseAssets",
-                "A release's assets",
-                [_RELEASE_ID],
-                _read({"type": "array", "items": asset}, "Assets"),
-            ),
-            "post": _op(
-                "reposUploadReleaseAsset",
-                "Upload an asset: the raw body, at the release's `upload_url`",
-                [
-                    _RELEASE_ID,
-                    query("name", {"type": "string"}, "the asset's file name (required)"),
-                    query("label", {"type": "string"}, "accepted, not stored"),
-                ],
-                {"201": json_content("The asset", asset), **_WRITE_ERRORS},
-                _upload_body(multipart=False),
-            ),
-        },
+        **_release_paths(_GITHUB, _ref("GithubRelease"), asset),
         ATOM: {
             "get": _op("releasesAtom", "GitHub's release feed", [], {"200": feed, **_READ_ERRORS})
         },
