@@ -25,6 +25,7 @@ BENCHMARKS = (
     "bench/releases/upload_rss.py",
     "bench/orgs/bench.py",
     "bench/pages/bench.py",
+    "bench/compat/bench.py",
     "bench/events/bench.py",
     "tests-e2e/bench_proxy.py",
 )
