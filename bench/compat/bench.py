@@ -138,7 +138,8 @@ def main() -> int:
             f"p99 {median(r[name].p99_ms for r in rounds):6.2f} ms "
             f"{min(r[name].cpu_us['s'] for r in rounds):5.0f} us/req | {baseline} "
             f"{median(r[baseline].rps for r in rounds):>6.0f} req/s "
-            f"p99 {median(r[baseline].p99_ms for r in rounds):6.2f} ms | ratio {ratio:.2f} "
+            f"p99 {median(r[baseline].p99_ms for r in rounds):6.2f} ms "
+            f"{min(r[baseline].cpu_us['s'] for r in rounds):5.0f} us/req | ratio {ratio:.2f} "
             f"rounds {' '.join(f'{x:.2f}' for x in ratios)}  ({rounds[0][name].command})"
         )
     verdict = "not applied to a smoke run" if args.smoke else "applied"
