@@ -19,31 +19,30 @@ def node_id(kind: str, number: int) -> str:
     return base64.b64encode(f"{kind}:{number}".encode()).decode()
 
 
-def asset_api_url(app_url: str, ref: RepoRef, asset_id: int) -> str:
-    return f"{mapping.repo_api_url(app_url, mapping.GITHUB_ROOT, ref)}/releases/assets/{asset_id}"
+def assets_api_url(app_url: str, ref: RepoRef) -> str:
+    """The API address of the repository's assets, each at `{this}/{asset_id}`."""
+    return f"{mapping.repo_api_url(app_url, mapping.GITHUB_ROOT, ref)}/releases/assets"
 
 
-def asset(app_url: str, ref: RepoRef, common: dict[str, Any], stored: Asset) -> dict[str, Any]:
-    """An asset from the common core's attachment (`common`) and its stored row."""
-    return {
-        **common,
-        "url": asset_api_url(app_url, ref, stored.id),
-        "node_id": node_id("ReleaseAsset", stored.id),
-        "label": "",
-        "state": "uploaded",
-        "content_type": stored.content_type,
-        "updated_at": stored.created_at,
-    }
+def asset(assets_url: str, common: dict[str, Any], stored: Asset) -> dict[str, Any]:
+    """An asset from the common core's attachment (`common`, completed in place) and its stored
+    row; `assets_url` is `assets_api_url(...)`, computed once per answer."""
+    common["url"] = f"{assets_url}/{stored.id}"
+    common["node_id"] = node_id("ReleaseAsset", stored.id)
+    common["label"] = ""
+    common["state"] = "uploaded"
+    common["content_type"] = stored.content_type
+    common["updated_at"] = stored.created_at
+    return common
 
 
 def release(app_url: str, ref: RepoRef, rel: Release, counter: DownloadCounter) -> dict[str, Any]:
     data = mapping.release(app_url, mapping.GITHUB_ROOT, ref, rel, counter)
     data["upload_url"] += "{?name,label}"
     data["node_id"] = node_id("Release", rel.id)
-    data["assets"] = [
-        asset(app_url, ref, common, stored)
-        for common, stored in zip(data["assets"], rel.assets, strict=True)
-    ]
+    assets_url = assets_api_url(app_url, ref)
+    for common, stored in zip(data["assets"], rel.assets, strict=True):
+        asset(assets_url, common, stored)
     return data
 
 

@@ -77,7 +77,8 @@ async def github_upload(request: web.Request) -> web.Response:
     ref, release, asset, _ = await publish.uploaded_asset(request)
     app_url = request.app[SETTINGS].app_url
     common = render.attachment(app_url, ref, release.tag, asset, request.app[DOWNLOAD_COUNTER])
-    return json_response(github.asset(app_url, ref, common, asset), status=201, headers=_NO_STORE)
+    shaped = github.asset(github.assets_api_url(app_url, ref), common, asset)
+    return json_response(shaped, status=201, headers=_NO_STORE)
 
 
 async def github_delete_asset(request: web.Request) -> web.Response:
