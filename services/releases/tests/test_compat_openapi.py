@@ -164,3 +164,6 @@ async def test_compat_responses_match_their_documents(client: Any) -> None:
         )
     feed = await call(github, "get", "/{owner}/{repo}/releases.atom", "/owner/pub/releases.atom")
     assert feed.status == 200
+    # not under /api/v3/: the version-2 error body (found by `make fuzz`)
+    missing = await call(github, "get", "/{owner}/{repo}/releases.atom", "/nobody/x/releases.atom")
+    assert missing.status == 404

@@ -271,6 +271,13 @@ def _upload_body(*, multipart: bool) -> dict[str, Any]:
     return {"required": True, "content": {**raw, **form} if multipart else raw}
 
 
+# The feed is not under /api/v3/: its errors have the version-2 body (docs/http.md "Errors").
+_PAGE_ERRORS = {
+    code: json_content(response["description"], _ref("V2Error"))
+    for code, response in {**_REQUEST_ERRORS, **_READ_ERRORS}.items()
+}
+
+
 def _github_paths() -> dict[str, Any]:
     asset = _ref("GithubAsset")
     asset_by_id = {
@@ -306,7 +313,7 @@ def _github_paths() -> dict[str, Any]:
         },
         **_release_paths(_GITHUB, _ref("GithubRelease"), asset),
         ATOM: {
-            "get": _op("releasesAtom", "GitHub's release feed", [], {"200": feed, **_READ_ERRORS})
+            "get": _op("releasesAtom", "GitHub's release feed", [], {**_PAGE_ERRORS, "200": feed})
         },
     }
 
@@ -397,7 +404,10 @@ def build_github() -> dict[str, Any]:
         "(docs/compat.md).",
         server="/",
         schemas=_schemas(
-            GithubRelease=_GITHUB_RELEASE, GithubAsset=_GITHUB_ASSET, GithubRepository=repository
+            GithubRelease=_GITHUB_RELEASE,
+            GithubAsset=_GITHUB_ASSET,
+            GithubRepository=repository,
+            V2Error=SCHEMAS["Error"],
         ),
         paths=_github_paths(),
     )
