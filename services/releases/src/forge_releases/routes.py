@@ -63,9 +63,9 @@ def add_routes(app: web.Application) -> None:
     )
 
 
-# The Gitea (`/api/v1`) and GitHub Enterprise (`/api/v3`) shapes of the same API (docs/compat.md).
-GITEA = "/api/v1/repos/{owner}/{repo}"
-GITHUB = "/api/v3/repos/{owner}/{repo}"
+# The Gitea (`/api/v1`) and GitHub Enterprise (`/api/v3`) shapes of the same API (docs/compat.md),
+# at the repository paths their documents name.
+GITEA, GITHUB = compat_openapi.GITEA, compat_openapi.GITHUB
 
 
 def add_compat_routes(app: web.Application) -> None:
