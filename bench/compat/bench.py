@@ -18,14 +18,15 @@ import asyncio
 import json
 import sys
 import urllib.request
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from statistics import median
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
 from harness import (
+    DESKTOP_ASSETS,
     Report,
     WrkRun,
+    add_desktop_releases,
     fail,
     migrated,
     parse_args,
@@ -37,14 +38,6 @@ from harness import (
 )
 
 RELEASES = 20
-ASSETS = (
-    "App-{v}-arm64.zip",
-    "App-{v}-x64.zip",
-    "App-Setup-{v}-x64.exe",
-    "App-{v}-x86_64.AppImage",
-    "App-{v}-full.nupkg",
-    "RELEASES",
-)
 FULL = {"duration": "10s", "warmup": "2s", "rounds": 3, "connections": 16}
 SMOKE = {"duration": "1s", "warmup": "0", "rounds": 1, "connections": 2}
 TARGET = 0.8
@@ -58,27 +51,7 @@ async def prepare(url: str) -> None:
         repo = await conn.fetchval(
             "INSERT INTO core.repositories (owner_id, name) VALUES ($1, 'app') RETURNING id", owner
         )
-        start = datetime(2020, 1, 1, tzinfo=UTC)
-        await conn.copy_records_to_table(
-            "releases",
-            schema_name="releases",
-            columns=["repo_id", "tag", "title", "note", "created_at"],
-            records=[
-                (repo, f"v1.{i}.0", f"1.{i}.0", "notes", start + timedelta(days=i))
-                for i in range(RELEASES)
-            ],
-        )
-        rows = await conn.fetch("SELECT id, title FROM releases.releases WHERE repo_id = $1", repo)
-        await conn.copy_records_to_table(
-            "assets",
-            schema_name="releases",
-            columns=["release_id", "name", "size", "sha1", "sha256", "sha512"],
-            records=[
-                (row["id"], name.format(v=row["title"]), 1000 + k, "0" * 40, "0" * 64, "0" * 128)
-                for row in rows
-                for k, name in enumerate(ASSETS)
-            ],
-        )
+        await add_desktop_releases(conn, repo, RELEASES, "notes")
         await conn.execute("ANALYZE")
 
 
@@ -103,7 +76,7 @@ def main() -> int:
     report = Report("bench-compat", args.smoke)
     c = args.connections
     with workspace("forge-bench-compat-") as (folder, db_url):
-        report.row(f"loading {RELEASES} releases of {len(ASSETS)} assets ...")
+        report.row(f"loading {RELEASES} releases of {len(DESKTOP_ASSETS)} assets ...")
         asyncio.run(prepare(db_url))
         with service("releases", db_url, folder / "releases") as (releases, base):
             urls = {
