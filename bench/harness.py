@@ -20,6 +20,7 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from statistics import median
 from typing import Any, NoReturn
@@ -375,3 +376,42 @@ def comparison(runs: Sequence[tuple[WrkRun, WrkRun]], baseline: str, measured: s
 def warm_up(duration: str) -> bool:
     """Whether a warm-up of `duration` is wanted ("0" skips it, as smoke runs do)."""
     return _seconds(duration) > 0
+
+
+# A desktop app's assets on every release (bench-pages, bench-compat)
+DESKTOP_ASSETS = (
+    "App-{v}-arm64.zip",
+    "App-{v}-x64.zip",
+    "App-Setup-{v}-x64.exe",
+    "App-{v}-x86_64.AppImage",
+    "App-{v}-full.nupkg",
+    "RELEASES",
+)
+
+
+async def add_desktop_releases(
+    conn: asyncpg.Connection, repo_id: int, count: int, note: str
+) -> None:
+    """Releases v1.0.0 ... v1.<count-1>.0 of `repo_id`, a day apart from 2020-01-01, each with
+    DESKTOP_ASSETS (sizes only: the files are never downloaded)."""
+    start = datetime(2020, 1, 1, tzinfo=UTC)
+    await conn.copy_records_to_table(
+        "releases",
+        schema_name="releases",
+        columns=["repo_id", "tag", "title", "note", "created_at"],
+        records=[
+            (repo_id, f"v1.{i}.0", f"1.{i}.0", note, start + timedelta(days=i))
+            for i in range(count)
+        ],
+    )
+    rows = await conn.fetch("SELECT id, title FROM releases.releases WHERE repo_id = $1", repo_id)
+    await conn.copy_records_to_table(
+        "assets",
+        schema_name="releases",
+        columns=["release_id", "name", "size", "sha1", "sha256", "sha512"],
+        records=[
+            (row["id"], name.format(v=row["title"]), 1000 + k, "0" * 40, "0" * 64, "0" * 128)
+            for row in rows
+            for k, name in enumerate(DESKTOP_ASSETS)
+        ],
+    )

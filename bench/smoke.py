@@ -28,6 +28,7 @@ BENCHMARKS = (
     "bench/releases/feeds.py",
     "bench/orgs/bench.py",
     "bench/pages/bench.py",
+    "bench/compat/bench.py",
     "bench/events/bench.py",
     "tests-e2e/bench_proxy.py",
     "tests-e2e/bench_micro_cache.py",

@@ -258,7 +258,8 @@ def test_metrics_are_never_routed(stack: Stack, path: str) -> None:
 
 def test_unrouted_paths_are_json_404_from_the_proxy(stack: Stack) -> None:
     # (/acme and /acme/app are pages: docs/pages.md; tests-e2e/pages/)
-    for path in ("/", "/healthz", "/api/v3/x", "/api/v1/users/alice", "/acme/app/wiki"):
+    # (/api/v3/ is the GitHub-shaped release API now: docs/compat.md; /api/v9/ is unrouted)
+    for path in ("/", "/healthz", "/api/v9/x", "/api/v1/users/alice", "/acme/app/wiki"):
         reply = stack.get(path)
         assert reply.status == 404, path
         assert reply.headers["Content-Type"] == "application/json"
@@ -269,6 +270,16 @@ def test_unrouted_paths_are_json_404_from_the_proxy(stack: Stack) -> None:
         else:
             assert body["error"]["code"] == "NotFound"
             assert body["error"]["request_id"] == reply.headers["X-Request-Id"]
+
+
+def test_compat_roots_answer_json_404_in_the_github_and_gitea_shape(stack: Stack) -> None:
+    """docs/compat.md: /api/v3/ and /api/v1/repos/ reach the releases service, whose 404 there is
+    the version-1 body, as GitHub's and Gitea's."""
+    for path in ("/api/v3/x", "/api/v3/repos/acme/nothing", "/api/v1/repos/acme/nothing"):
+        reply = stack.get(path)
+        assert reply.status == 404, path
+        assert reply.headers["Content-Type"].startswith("application/json"), path
+        assert "message" in reply.json() and "error" not in reply.json(), path
 
 
 def test_request_id_is_generated_when_missing_or_unsafe(stack: Stack) -> None:

@@ -20,7 +20,6 @@ import asyncio
 import json
 import sys
 import urllib.request
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from statistics import median
 
@@ -28,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shar
 from harness import (
     Report,
     WrkRun,
+    add_desktop_releases,
     fail,
     migrated,
     parse_args,
@@ -41,14 +41,6 @@ from harness import (
 ROOT = Path(__file__).resolve().parents[2]
 BIG_ORG_SQL = ROOT / "services/orgs/tests/big_org.sql"
 RELEASES = 20
-ASSETS = (
-    "App-{v}-arm64.zip",
-    "App-{v}-x64.zip",
-    "App-Setup-{v}-x64.exe",
-    "App-{v}-x86_64.AppImage",
-    "App-{v}-full.nupkg",
-    "RELEASES",
-)
 MAC_ARM = {
     "User-Agent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36",
     "Sec-CH-UA-Platform": '"macOS"',
@@ -71,27 +63,7 @@ async def prepare(url: str) -> None:
             "VALUES ($1, 'app', 'A desktop app') RETURNING id",
             owner,
         )
-        start = datetime(2020, 1, 1, tzinfo=UTC)
-        await conn.copy_records_to_table(
-            "releases",
-            schema_name="releases",
-            columns=["repo_id", "tag", "title", "note", "created_at"],
-            records=[
-                (repo, f"v1.{i}.0", f"1.{i}.0", NOTE, start + timedelta(days=i))
-                for i in range(RELEASES)
-            ],
-        )
-        rows = await conn.fetch("SELECT id, title FROM releases.releases WHERE repo_id = $1", repo)
-        await conn.copy_records_to_table(
-            "assets",
-            schema_name="releases",
-            columns=["release_id", "name", "size", "sha1", "sha256", "sha512"],
-            records=[
-                (row["id"], name.format(v=row["title"]), 1000 + k, "0" * 40, "0" * 64, "0" * 128)
-                for row in rows
-                for k, name in enumerate(ASSETS)
-            ],
-        )
+        await add_desktop_releases(conn, repo, RELEASES, NOTE)
         await conn.execute("ANALYZE")
 
 

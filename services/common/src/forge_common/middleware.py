@@ -2,7 +2,8 @@
 metrics. Handlers raise, this module renders.
 
 Errors on `/api/v1/` paths use the version-1 body, everything else the version-2 body
-(docs/http.md "Errors").
+(docs/http.md "Errors"); `/api/v3/` (the GitHub-shaped releases API, docs/compat.md) uses the
+version-1 body too, which is GitHub's `{"message"}`.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def request_id_of(incoming: str) -> str:
 
 
 def is_v1(path: str) -> bool:
-    return path.startswith("/api/v1/")
+    return path.startswith(("/api/v1/", "/api/v3/"))
 
 
 @web.middleware

@@ -6,6 +6,10 @@ from __future__ import annotations
 from aiohttp import web
 
 from .access_keys import handlers as update_keys
+from .compat import atom as compat_atom
+from .compat import handlers as compat
+from .compat import openapi as compat_openapi
+from .compat import writes as compat_writes
 from .downloads import handlers as downloads
 from .feeds import handlers as feeds
 from .openapi import handler as openapi
@@ -61,6 +65,7 @@ def add_routes(app: web.Application) -> None:
             web.delete(f"{KEYS}/{{key_id}}", update_keys.revoke_key),
         ]
     )
+    add_compat_routes(app)
     # Pages last: literal suffixes only, so feeds and other `/{owner}/{repo}/...` routes stay free.
     app.router.add_routes(
         [
@@ -70,5 +75,52 @@ def add_routes(app: web.Application) -> None:
                 (pages.download_page, pages.repo_page, pages.releases_page, pages.release_page),
                 strict=True,
             )
+        ]
+    )
+
+
+# The Gitea (`/api/v1`) and GitHub Enterprise (`/api/v3`) shapes of the same API (docs/compat.md),
+# at the repository paths their documents name.
+GITEA, GITHUB = compat_openapi.GITEA, compat_openapi.GITHUB
+
+
+def add_compat_routes(app: web.Application) -> None:
+    upload = {"expect_handler": publish.defer_continue}
+    app.router.add_routes(
+        [
+            web.get(compat_openapi.GITEA_DOC, compat_openapi.serve_gitea),
+            web.get(compat_openapi.GITHUB_DOC, compat_openapi.serve_github),
+            web.get(f"{GITEA}/releases", compat.gitea_list),
+            web.get(f"{GITEA}/releases/latest", compat.gitea_latest),
+            web.get(f"{GITEA}/releases/tags/{{tag}}", compat.gitea_by_tag),
+            web.get(f"{GITEA}/releases/{{release_id}}", compat.gitea_by_id),
+            web.get(f"{GITEA}/releases/{{release_id}}/assets", compat.gitea_assets),
+            web.get(f"{GITEA}/releases/{{release_id}}/assets/{{asset_id}}", compat.gitea_asset),
+            web.get(GITEA, compat.gitea_repo),
+            web.post(f"{GITEA}/releases", compat_writes.gitea_create),
+            web.patch(f"{GITEA}/releases/{{release_id}}", compat_writes.gitea_edit),
+            web.delete(f"{GITEA}/releases/{{release_id}}", publish.delete_release),
+            web.post(
+                f"{GITEA}/releases/{{release_id}}/assets", compat_writes.gitea_upload, **upload
+            ),
+            web.delete(
+                f"{GITEA}/releases/{{release_id}}/assets/{{asset_id}}", publish.delete_asset
+            ),
+            web.get(f"{GITHUB}/releases", compat.github_list),
+            web.get(f"{GITHUB}/releases/latest", compat.github_latest),
+            web.get(f"{GITHUB}/releases/tags/{{tag}}", compat.github_by_tag),
+            web.get(f"{GITHUB}/releases/assets/{{asset_id}}", compat.github_asset),
+            web.get(f"{GITHUB}/releases/{{release_id}}", compat.github_by_id),
+            web.get(f"{GITHUB}/releases/{{release_id}}/assets", compat.github_assets),
+            web.get(GITHUB, compat.github_repo),
+            web.post(f"{GITHUB}/releases", compat_writes.github_create),
+            web.patch(f"{GITHUB}/releases/{{release_id}}", compat_writes.github_edit),
+            web.delete(f"{GITHUB}/releases/assets/{{asset_id}}", compat_writes.github_delete_asset),
+            web.delete(f"{GITHUB}/releases/{{release_id}}", publish.delete_release),
+            web.post(
+                f"{GITHUB}/releases/{{release_id}}/assets", compat_writes.github_upload, **upload
+            ),
+            # before the pages: `releases.atom` is not a page
+            web.get(f"{PAGE}/releases.atom", compat_atom.releases_atom),
         ]
     )

@@ -56,7 +56,7 @@ ACCESS_ERRORS = {
     "401": error("AuthTokenMissing (private repository, nobody signed in) or AuthTokenInvalid"),
     "404": error("RepoNotFound, ReleaseNotFound or NoReleasesFound"),
 }
-FILE = {
+FILE: dict[str, Any] = {
     "description": "The file's bytes",
     "headers": {
         "ETag": {"schema": {"type": "string"}},

@@ -27,14 +27,14 @@ _TAG = {
 }
 # No `/`, `\`, control character or `..`, not blank, not `.` (patterns without lookarounds, which
 # generators handle badly: a `.` is always followed by another character or ends the name).
-_ASSET_NAME = {
+ASSET_NAME = {
     "type": "string",
     "minLength": 1,
     "maxLength": 255,
     "pattern": r"^\.?(?:[^./\\\x00-\x1f\x7f]\.?)+$",
     "not": {"pattern": r"^\s*$"},
 }
-_RELEASE_OPTION = {
+RELEASE_OPTION = {
     "type": "object",
     "properties": {
         "tag_name": _TAG,
@@ -56,7 +56,7 @@ _RELEASE_ID = path("release_id", POSITIVE_ID)
 
 
 def publish_paths(base: str) -> dict[str, Any]:
-    body = {"required": True, "content": {"application/json": {"schema": _RELEASE_OPTION}}}
+    body = {"required": True, "content": {"application/json": {"schema": RELEASE_OPTION}}}
     created = json_content(
         "The release", RELEASE_REF, headers={"Location": {"schema": {"type": "string"}}}
     )
@@ -72,9 +72,7 @@ def publish_paths(base: str) -> dict[str, Any]:
                 "requestBody": {
                     **body,
                     "content": {
-                        "application/json": {
-                            "schema": {**_RELEASE_OPTION, "required": ["tag_name"]}
-                        }
+                        "application/json": {"schema": {**RELEASE_OPTION, "required": ["tag_name"]}}
                     },
                 },
                 "security": [{"token": []}],
@@ -109,7 +107,7 @@ def publish_paths(base: str) -> dict[str, Any]:
                     [
                         _RELEASE_ID,
                         query(
-                            "name", _ASSET_NAME, "file name (else the multipart part's file name)"
+                            "name", ASSET_NAME, "file name (else the multipart part's file name)"
                         ),
                     ],
                     {

@@ -34,10 +34,11 @@ from ..errors import (
     StorageFailed,
 )
 from ..keys import DOWNLOAD_COUNTER, STORAGE
-from ..models import Release, RepoRef
+from ..models import Asset, Release, RepoRef
 from ..read import render
 from ..read.queries import release_by_id
 from ..read.resolve import resolve
+from ..storage import Blob
 from ..urls import api_releases_url
 from . import writes
 from .input import asset_name, new_release
@@ -48,7 +49,7 @@ log = logging.getLogger(__name__)
 _NO_STORE = {"Cache-Control": "no-store"}
 
 
-async def _publisher(request: web.Request, need: Access = Access.WRITE) -> tuple[RepoRef, Viewer]:
+async def publisher(request: web.Request, need: Access = Access.WRITE) -> tuple[RepoRef, Viewer]:
     resolved = await resolve(request)  # 404 / AuthTokenMissing as on the read side
     viewer = viewer_of(request)
     if viewer is None:
@@ -58,7 +59,7 @@ async def _publisher(request: web.Request, need: Access = Access.WRITE) -> tuple
     return resolved.ref, viewer
 
 
-def _release_id(request: web.Request) -> int:
+def release_id_of(request: web.Request) -> int:
     release_id = positive_int64(request.match_info["release_id"])
     if release_id is None:
         raise ReleaseNotFound()
@@ -84,24 +85,34 @@ def _release_response(
     return json_response(data, status=status, headers=headers)
 
 
-async def create_release(request: web.Request) -> web.Response:
-    ref, viewer = await _publisher(request)
+async def created_release(request: web.Request) -> tuple[RepoRef, Release]:
+    """The release a POST body creates (also the compat APIs', whose bodies are the same)."""
+    ref, viewer = await publisher(request)
     fields = new_release(await read_json_object(request))
-    release = await writes.create_release(request.app, ref, viewer.id, fields)
+    return ref, await writes.create_release(request.app, ref, viewer.id, fields)
+
+
+async def updated_release(request: web.Request) -> tuple[RepoRef, Release]:
+    """The release of `{release_id}` after a PATCH body (also the compat APIs')."""
+    ref, viewer = await publisher(request)
+    release_id = release_id_of(request)
+    data = await read_json_object(request)
+    return ref, await writes.update_release(request.app, ref, viewer.id, release_id, data)
+
+
+async def create_release(request: web.Request) -> web.Response:
+    ref, release = await created_release(request)
     return _release_response(request, ref, release, 201)
 
 
 async def update_release(request: web.Request) -> web.Response:
-    ref, viewer = await _publisher(request)
-    release_id = _release_id(request)
-    data = await read_json_object(request)
-    release = await writes.update_release(request.app, ref, viewer.id, release_id, data)
+    ref, release = await updated_release(request)
     return _release_response(request, ref, release)
 
 
 async def delete_release(request: web.Request) -> web.Response:
-    ref, viewer = await _publisher(request, Access.ADMIN)
-    await writes.delete_release(request.app, ref, viewer.id, _release_id(request))
+    ref, viewer = await publisher(request, Access.ADMIN)
+    await writes.delete_release(request.app, ref, viewer.id, release_id_of(request))
     return web.Response(status=204)
 
 
@@ -124,11 +135,11 @@ def _check_name_free(release: Release, name: str) -> None:
         raise AssetNameTaken(name)
 
 
-@streams_body  # its own limits: MAX_UPLOAD_BYTES and an idle timeout between chunks
-async def upload_asset(request: web.Request) -> web.Response:
-    """The file is checked (name, duplicate, declared size) before a byte of it is read."""
-    ref, viewer = await _publisher(request)
-    release_id = _release_id(request)
+async def uploaded_asset(request: web.Request) -> tuple[RepoRef, Release, Asset, Blob]:
+    """Receive the asset of an upload request (also the compat APIs'): the file is checked (name,
+    duplicate, declared size) before a byte of it is read. The caller is `@streams_body`."""
+    ref, viewer = await publisher(request)
+    release_id = release_id_of(request)
     limit = request.app[SETTINGS].max_upload_bytes
     check_declared_length(request, limit)
     release = await release_by_id(request.app[DB_POOL], ref.repo_id, release_id)
@@ -159,6 +170,12 @@ async def upload_asset(request: web.Request) -> web.Response:
     except OSError:
         log.exception("storing an upload for %s/%s failed", ref.owner, ref.name)
         raise StorageFailed() from None
+    return ref, release, asset, blob
+
+
+@streams_body  # its own limits: MAX_UPLOAD_BYTES and an idle timeout between chunks
+async def upload_asset(request: web.Request) -> web.Response:
+    ref, release, asset, blob = await uploaded_asset(request)
     app_url = request.app[SETTINGS].app_url
     data = render.attachment(app_url, ref, release.tag, asset, request.app[DOWNLOAD_COUNTER])
     # beyond the read side's attachment: the digest, so a publisher can skip identical files
@@ -167,7 +184,7 @@ async def upload_asset(request: web.Request) -> web.Response:
 
 
 async def delete_asset(request: web.Request) -> web.Response:
-    ref, viewer = await _publisher(request)
-    release_id, asset_id = _release_id(request), _asset_id(request)
+    ref, viewer = await publisher(request)
+    release_id, asset_id = release_id_of(request), _asset_id(request)
     await writes.delete_asset(request.app, ref, viewer.id, release_id, asset_id)
     return web.Response(status=204)

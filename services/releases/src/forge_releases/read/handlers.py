@@ -3,6 +3,7 @@ render; the update check has its own module (update_check.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
 from urllib.parse import urlencode
@@ -36,10 +37,10 @@ def _answer(data: object, headers: dict[str, str] | None = None) -> Answer:
     return Answer(200, body, etag_of(body), headers=headers or {})
 
 
-def _json(
+def json_answer(
     request: web.Request, data: object, public: bool, headers: dict[str, str] | None = None
 ) -> web.Response:
-    """A JSON answer with an ETag, honouring If-None-Match."""
+    """A JSON answer with an ETag, honouring If-None-Match (also the compat APIs')."""
     return _answer(data, headers).respond(request, public)
 
 
@@ -53,12 +54,16 @@ def _render(request: web.Request, resolved: Resolved, release: Release) -> dict[
     )
 
 
-def _link_header(base: str, page: Page, total: int, extra: dict[str, str]) -> str:
+def link_header(
+    base: str, page: Page, total: int, extra: dict[str, str], limit_name: str = "limit"
+) -> str:
+    """RFC 8288 `Link` of a paged list; `limit_name` is the page size parameter's name (GitHub's
+    is `per_page`)."""
     last = max(1, -(-total // page.limit))
     links = []
 
     def url(number: int) -> str:
-        return f"{base}?{urlencode({**extra, 'page': number, 'limit': page.limit})}"
+        return f"{base}?{urlencode({**extra, 'page': number, limit_name: page.limit})}"
 
     if page.page < last:
         links.append(f'<{url(page.page + 1)}>; rel="next"')
@@ -81,11 +86,16 @@ class Listing:
 
 
 async def list_page(
-    request: web.Request, resolved: Resolved, *, prereleases_default: bool = False
+    request: web.Request,
+    resolved: Resolved,
+    *,
+    prereleases_default: bool = False,
+    query: Mapping[str, str] | None = None,
 ) -> Listing:
     """The list API's query, shared with the releases page (which shows prereleases unless
-    told `prereleases=false`)."""
-    query = request.query
+    told `prereleases=false`) and the compat APIs (which pass their parameters translated to
+    ours in `query`)."""
+    query = request.query if query is None else query
     page = page_of(query)
     prereleases = flag(query, "prereleases") if "prereleases" in query else prereleases_default
     drafts = flag(query, "drafts") and resolved.access >= DRAFT_LISTERS
@@ -128,7 +138,7 @@ async def list_releases(request: web.Request) -> web.Response:
         "X-Total-Count": str(total),
         "Access-Control-Expose-Headers": "X-Total-Count, Link",
     }
-    if link := _link_header(base, page, total, extra):
+    if link := link_header(base, page, total, extra):
         headers["Link"] = link
     answer = _answer([_render(request, resolved, r) for r in listing.releases], headers)
     if shared and not drafts:
@@ -158,7 +168,7 @@ async def get_release(request: web.Request) -> web.Response:
     """GET .../releases/{tag}: a positive int64 is an id, anything else a tag (get rules 1-2)."""
     resolved = await resolve(request)
     release = await find_release(request, resolved, request.match_info["tag"])
-    return _json(
+    return json_answer(
         request, _render(request, resolved, release), resolved.public and not release.draft
     )
 
@@ -172,4 +182,4 @@ async def latest_release(request: web.Request) -> web.Response:
     )
     if release is None:
         raise NoReleasesFound()
-    return _json(request, _render(request, resolved, release), resolved.public)
+    return json_answer(request, _render(request, resolved, release), resolved.public)

@@ -130,3 +130,15 @@ async def release_by_download_tag(db: Queryable, repo_id: int, tag: str) -> Rele
         tag,
     )
     return (await _with_assets(db, [row]))[0] if row else None
+
+
+async def release_by_asset(db: Queryable, repo_id: int, asset_id: int) -> Release | None:
+    """The release holding asset `asset_id` (GitHub's API names an asset by its id alone)."""
+    row = await db.fetchrow(
+        f"SELECT {_RELEASE_COLUMNS} FROM releases.releases "
+        "WHERE repo_id = $1 AND NOT tag_only AND id = "
+        "(SELECT release_id FROM releases.assets WHERE id = $2)",
+        repo_id,
+        asset_id,
+    )
+    return (await _with_assets(db, [row]))[0] if row else None
