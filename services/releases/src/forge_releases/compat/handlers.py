@@ -22,9 +22,18 @@ from ..errors import AssetNotFound, NoReleasesFound, ReleaseNotFound
 from ..keys import DOWNLOAD_COUNTER
 from ..models import Release, RepoRef, Resolved
 from ..read import queries
-from ..read.handlers import DRAFT_READERS, find_release, json_answer, link_header, list_page
+from ..read.handlers import (
+    DRAFT_READERS,
+    answer_of,
+    find_release,
+    json_answer,
+    kept_list,
+    link_header,
+    list_page,
+)
 from ..read.params import flag
 from ..read.resolve import resolve
+from ..read.update_answer import Answer
 from . import gitea, github, mapping
 
 Shape = Callable[[str, RepoRef, Release, DownloadCounter], dict[str, Any]]
@@ -48,15 +57,20 @@ async def _listed(
     """One page of releases with `X-Total-Count` and `Link`; `ours` is the caller's query in
     version-2 names (read/params.py)."""
     resolved = await resolve(request)
-    listing = await list_page(request, resolved, query=ours)
-    base = f"{mapping.repo_api_url(request.app[SETTINGS].app_url, root, resolved.ref)}/releases"
-    # the caller's own filters stay in the page links, under the caller's names
-    kept = {k: v for k, v in request.query.items() if k not in ("page", limit_name)}
-    headers = {"X-Total-Count": str(listing.total), **_EXPOSE}
-    if link := link_header(base, listing.page, listing.total, kept, limit_name):
-        headers["Link"] = link
-    data = [_shaped(request, shape, resolved.ref, r) for r in listing.releases]
-    return json_answer(request, data, resolved.public and not listing.drafts, headers)
+
+    async def page() -> tuple[Answer, bool]:
+        listing = await list_page(request, resolved, query=ours)
+        app_url = request.app[SETTINGS].app_url
+        base = f"{mapping.repo_api_url(app_url, root, resolved.ref)}/releases"
+        # the caller's own filters stay in the page links, under the caller's names
+        kept = {k: v for k, v in request.query.items() if k not in ("page", limit_name)}
+        headers = {"X-Total-Count": str(listing.total), **_EXPOSE}
+        if link := link_header(base, listing.page, listing.total, kept, limit_name):
+            headers["Link"] = link
+        data = [_shaped(request, shape, resolved.ref, r) for r in listing.releases]
+        return answer_of(data, headers), listing.drafts
+
+    return await kept_list(request, resolved, root, page)
 
 
 async def release_by_id(request: web.Request, resolved: Resolved) -> Release:

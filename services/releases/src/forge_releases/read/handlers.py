@@ -3,7 +3,7 @@ render; the update check has its own module (update_check.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from urllib.parse import urlencode
@@ -32,7 +32,7 @@ DRAFT_LISTERS = Access.ADMIN
 DRAFT_READERS = Access.WRITE
 
 
-def _answer(data: object, headers: dict[str, str] | None = None) -> Answer:
+def answer_of(data: object, headers: dict[str, str] | None = None) -> Answer:
     body = dumps(data)
     return Answer(200, body, etag_of(body), headers=headers or {})
 
@@ -41,7 +41,7 @@ def json_answer(
     request: web.Request, data: object, public: bool, headers: dict[str, str] | None = None
 ) -> web.Response:
     """A JSON answer with an ETag, honouring If-None-Match (also the compat APIs')."""
-    return _answer(data, headers).respond(request, public)
+    return answer_of(data, headers).respond(request, public)
 
 
 def _render(request: web.Request, resolved: Resolved, release: Release) -> dict[str, object]:
@@ -120,29 +120,47 @@ async def list_releases(request: web.Request) -> web.Response:
     public releases is kept for a second (read/cache.py `get_list`), dropped sooner when the
     releases change or one of the repository's downloads is counted."""
     resolved = await resolve(request)
+
+    async def page() -> tuple[Answer, bool]:
+        listing = await list_page(request, resolved)
+        page, total, drafts = listing.page, listing.total, listing.drafts
+        extra = {
+            k: "true" for k, on in (("prereleases", listing.prereleases), ("drafts", drafts)) if on
+        }
+        app_url = request.app[SETTINGS].app_url
+        base = api_releases_url(app_url, resolved.ref.owner, resolved.ref.name)
+        headers = {
+            "X-Total-Count": str(total),
+            "Access-Control-Expose-Headers": "X-Total-Count, Link",
+        }
+        if link := link_header(base, page, total, extra):
+            headers["Link"] = link
+        data = [_render(request, resolved, r) for r in listing.releases]
+        return answer_of(data, headers), drafts
+
+    return await kept_list(request, resolved, "v2", page)
+
+
+async def kept_list(
+    request: web.Request,
+    resolved: Resolved,
+    shape: str,
+    page: Callable[[], Awaitable[tuple[Answer, bool]]],
+) -> web.Response:
+    """A list page (`page()`: its answer, and whether it shows drafts) through the list cache: an
+    anonymous caller's page of public releases is kept for a second, by API shape and query
+    string (the compat APIs' lists share it, compat/handlers.py)."""
     cache = request.app[RELEASE_CACHE]
     # anonymous (no header: the middleware set no viewer) and public: every such caller gets
     # the same page for the same query string
     shared = resolved.public and hdrs.AUTHORIZATION not in request.headers
-    raw_query = request.rel_url.raw_query_string
-    if shared and (kept := cache.get_list(resolved.ref.repo_id, raw_query)) is not None:
+    key = f"{shape}?{request.rel_url.raw_query_string}"
+    if shared and (kept := cache.get_list(resolved.ref.repo_id, key)) is not None:
         return kept.respond(request, True)
     token = cache.token()
-    listing = await list_page(request, resolved)
-    page, total, drafts = listing.page, listing.total, listing.drafts
-    extra = {
-        k: "true" for k, on in (("prereleases", listing.prereleases), ("drafts", drafts)) if on
-    }
-    base = api_releases_url(request.app[SETTINGS].app_url, resolved.ref.owner, resolved.ref.name)
-    headers = {
-        "X-Total-Count": str(total),
-        "Access-Control-Expose-Headers": "X-Total-Count, Link",
-    }
-    if link := link_header(base, page, total, extra):
-        headers["Link"] = link
-    answer = _answer([_render(request, resolved, r) for r in listing.releases], headers)
+    answer, drafts = await page()
     if shared and not drafts:
-        cache.put_list(resolved.ref.repo_id, raw_query, answer, token)
+        cache.put_list(resolved.ref.repo_id, key, answer, token)
     return answer.respond(request, resolved.public and not drafts)
 
 
