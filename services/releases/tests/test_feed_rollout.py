@@ -1,6 +1,7 @@
 """Staged rollouts (issue 12): a rollout percentage set through the publishing API (and raised by
 PATCH), honoured by electron-updater's yml (`stagingPercentage`) and Squirrel.Windows RELEASES
-(`# NN%`, with an unstaged full package kept for installs outside), ignored by the spec's check."""
+(`# NN%`, with an unstaged full package kept for installs outside), withheld from Squirrel.Mac and
+Tauri (no staging id) until it reaches 100, ignored by the spec's check."""
 
 from __future__ import annotations
 
@@ -80,3 +81,30 @@ async def test_rollout_through_the_api(make_client: Any, load: Any) -> None:
     assert await staging() == 60
     await client.patch(f"{API}/{release_id}", json={"rollout": 100}, headers=OWNER)
     assert await staging() is None  # everyone
+
+
+async def test_clients_without_a_staging_id_get_a_staged_release_only_at_100(
+    make_client: Any, load: Any
+) -> None:
+    """Squirrel.Mac and Tauri send nothing that places an install inside the percentage: they
+    are offered the newest release every install may take, and the staged one once it is 100."""
+    await load(
+        one_repo(
+            [
+                release("v1.0.0", 1, "App-1.0.0-x64.zip"),
+                release("v1.1.0", 2, "App-1.1.0-x64.zip", rollout=25),
+            ]
+        )
+    )
+    client = await make_client()
+
+    async def mac_offer(current: str) -> Any:
+        resp = await client.get(f"/owner/app/darwin-x64/{current}")
+        return resp.status, (await resp.json())["name"] if resp.status == 200 else None
+
+    assert await mac_offer("0.9.0") == (200, "v1.0.0")  # the unstaged release, not v1.1.0
+    assert await mac_offer("1.0.0") == (204, None)
+    listed = await client.get(API, params={"prereleases": "true"})
+    release_id = next(r["id"] for r in await listed.json() if r["tag_name"] == "v1.1.0")
+    await client.patch(f"{API}/{release_id}", json={"rollout": 100}, headers=OWNER)
+    assert await mac_offer("1.0.0") == (200, "v1.1.0")

@@ -51,6 +51,15 @@ def staged(release: Release) -> int | None:
     return rollout if rollout is not None and rollout < 100 else None
 
 
+def fully_rolled_out(
+    candidates: Iterator[tuple[semver.Version, Release]],
+) -> list[tuple[semver.Version, Release]]:
+    """The candidates without releases in a staged rollout, for clients that send no staging id
+    (Squirrel.Mac, Tauri): nothing places such an install inside or outside the percentage, and
+    offering the release to all of them would exceed it. They get it when it reaches 100."""
+    return [(version, release) for version, release in candidates if staged(release) is None]
+
+
 def display_version(version: semver.Version) -> str:
     """The version as clients compare it: the tag without its leading `v`."""
     return str(version)

@@ -28,7 +28,7 @@ from ..read.update import STABLE, parse_version
 from ..read.update_answer import NO_UPDATE, Answer
 from ..read.update_check import cached_answer
 from . import electron, squirrel, tauri
-from .channels import newest_first, staged
+from .channels import fully_rolled_out, newest_first, staged
 from .links import asset_url
 from .match import canonical_arch
 from .signatures import signature_text
@@ -89,7 +89,7 @@ async def squirrel_mac(request: web.Request) -> web.Response:
         current = parse_version(raw_version)
         if current is None:
             raise InvalidVersion(raw_version)
-        candidates = list(newest_first(releases, STABLE))
+        candidates = fully_rolled_out(newest_first(releases, STABLE))
         found = squirrel.mac_update(candidates, current, _arch(request), link)
         if found is None:
             return NO_UPDATE
@@ -170,7 +170,7 @@ async def tauri_dynamic(request: web.Request) -> web.Response:
         current = parse_version(raw_version)
         if current is None:
             raise InvalidVersion(raw_version)
-        candidates = list(newest_first(releases, channel))
+        candidates = fully_rolled_out(newest_first(releases, channel))
         found = await tauri.dynamic(candidates, current, target, arch, link, _sign(request))
         if found is None:
             return NO_UPDATE
@@ -185,7 +185,8 @@ async def tauri_static(request: web.Request) -> web.Response:
     channel = request.query.get("channel") or STABLE
 
     async def build(releases: RepoReleases, link: Callable[[Release, Asset], str]) -> Answer:
-        found = await tauri.static(list(newest_first(releases, channel)), link, _sign(request))
+        candidates = fully_rolled_out(newest_first(releases, channel))
+        found = await tauri.static(candidates, link, _sign(request))
         if found is None:
             raise NoReleasesFound()
         body = dumps(found)
