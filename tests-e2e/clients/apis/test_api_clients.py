@@ -9,8 +9,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -18,11 +16,10 @@ from urllib.parse import urlsplit
 import pytest
 
 from ...conftest import Stack
+from ..conftest import RunNode
 
-HERE = Path(__file__).resolve().parent
 TOKEN = "alice-api-token"
 CLIENTS = ("octokit", "gitea", "pygithub")
-RUN_TIMEOUT = 60
 
 
 def _releases(prefix: str) -> list[dict[str, Any]]:
@@ -67,18 +64,6 @@ WORLD = {
 NEWEST_FIRST = ["v1.1.0-beta.1", "v1.0.0"]  # both platforms list prereleases by default
 
 
-def node(script: str, *args: str) -> dict[str, Any]:
-    if shutil.which("node") is None:
-        pytest.skip("node is not installed")
-    assert (HERE / "node_modules/.installed").exists(), "run `make clients-apis` (npm ci) first"
-    done = subprocess.run(
-        ["node", script, *args], cwd=HERE, capture_output=True, text=True, timeout=RUN_TIMEOUT
-    )
-    assert done.returncode == 0, done.stderr
-    result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
-    return result
-
-
 def check_client(out: dict[str, Any], repo: str, private: bool) -> None:
     assert out["anonymousStatus"] == (401 if private else 200)
     assert out["tags"][-2:] == NEWEST_FIRST
@@ -89,24 +74,28 @@ def check_client(out: dict[str, Any], repo: str, private: bool) -> None:
 
 
 @pytest.mark.parametrize("kind", ["app", "vault"])
-def test_octokit_reads_creates_and_uploads_through_upload_url(stack: Stack, kind: str) -> None:
+def test_octokit_reads_creates_and_uploads_through_upload_url(
+    stack: Stack, run_node: RunNode, kind: str
+) -> None:
     repo = f"{kind}-octokit"
     # the public repository read anonymously, the private one with the token
     token = TOKEN if kind == "vault" else ""
-    out = node("octokit.mjs", stack.base_url, "alice", repo, "v1.0.0", token)
+    out = run_node("apis/octokit.mjs", stack.base_url, "alice", repo, "v1.0.0", token)
     check_client(out, repo, kind == "vault")
-    written = node("octokit.mjs", stack.base_url, "alice", repo, "v1.0.0", TOKEN, "v3.0.0")
+    written = run_node("apis/octokit.mjs", stack.base_url, "alice", repo, "v1.0.0", TOKEN, "v3.0.0")
     assert written["uploaded"] == {"name": "octokit.txt", "bytes": "uploaded by octokit"}
     assert written["tags"][0] == "v1.1.0-beta.1"  # listed before it created v3.0.0
 
 
 @pytest.mark.parametrize("kind", ["app", "vault"])
-def test_gitea_js_reads_creates_and_uploads_an_attachment(stack: Stack, kind: str) -> None:
+def test_gitea_js_reads_creates_and_uploads_an_attachment(
+    stack: Stack, run_node: RunNode, kind: str
+) -> None:
     repo = f"{kind}-gitea"
     token = TOKEN if kind == "vault" else ""
-    out = node("gitea.mjs", stack.base_url, "alice", repo, "v1.0.0", token)
+    out = run_node("apis/gitea.mjs", stack.base_url, "alice", repo, "v1.0.0", token)
     check_client(out, repo, kind == "vault")
-    written = node("gitea.mjs", stack.base_url, "alice", repo, "v1.0.0", TOKEN, "v3.0.0")
+    written = run_node("apis/gitea.mjs", stack.base_url, "alice", repo, "v1.0.0", TOKEN, "v3.0.0")
     assert written["uploaded"] == {"name": "gitea.txt", "bytes": "uploaded by gitea-js"}
 
 
@@ -163,7 +152,9 @@ def _publish_like_electron_builder(stack: Stack, files: dict[str, bytes]) -> Non
     assert published.status == 200
 
 
-def test_electron_updater_github_provider_finds_and_downloads(stack: Stack, tmp_path: Path) -> None:
+def test_electron_updater_github_provider_finds_and_downloads(
+    stack: Stack, run_node: RunNode, tmp_path: Path
+) -> None:
     app = b"the 2.0.0 AppImage" * 1000
     sha512 = base64.b64encode(hashlib.sha512(app).digest()).decode()
     # the channel file electron-builder uploads for Linux (the updater runs on Linux here)
@@ -176,7 +167,8 @@ def test_electron_updater_github_provider_finds_and_downloads(stack: Stack, tmp_
         stack, {"App-2.0.0.AppImage": app, "latest-linux.yml": feed.encode()}
     )
     host = urlsplit(stack.base_url).netloc
-    out = node("electron-updater.js", host, "alice", "desktop", "1.0.0", str(tmp_path / "app"))
+    feed = f"github:{host}/alice/desktop"
+    out = run_node("electron-updater.js", feed, "1.0.0", str(tmp_path / "app"))
     assert out["available"] is True and out["version"] == "2.0.0"
     assert [Path(p).read_bytes() for p in out["downloaded"]] == [app]
 

@@ -1,6 +1,11 @@
 // electron-updater (npm) in plain Node: the real AppImageUpdater with a stub app adapter and a
-// plain `http` executor in place of Electron's `net`, pointed at a generic-provider feed.
-// Usage: node electron-updater.js BASE_URL CURRENT_VERSION WORK_DIR [STAGING_ID] [CHANNEL]
+// plain `http` executor in place of Electron's `net`, pointed at
+// - a generic-provider feed (FEED is its base URL: the update feeds, test_updaters.py), or
+// - the GitHub provider with a custom host, the GitHub Enterprise layout (FEED is
+//   `github:HOST:PORT/OWNER/REPO`: it reads `/{owner}/{repo}/releases.atom`, then
+//   `/api/v3/repos/{owner}/{repo}/releases/latest`, then the release's `latest-linux.yml`;
+//   apis/test_api_clients.py).
+// Usage: node electron-updater.js FEED CURRENT_VERSION WORK_DIR [STAGING_ID] [CHANNEL]
 // Prints one JSON line: {available, version, stagingPercentage, downloaded: [paths]}.
 "use strict";
 const fs = require("node:fs");
@@ -40,11 +45,17 @@ class NodeHttpExecutor extends HttpExecutor {
   }
 }
 
+// what electron-builder writes into a packaged app (app-update.yml) for either provider
+function providerConfig(feed) {
+  if (!feed.startsWith("github:")) return `provider: generic\nurl: ${feed}\n`;
+  const [host, owner, repo] = feed.slice("github:".length).split("/");
+  return `provider: github\nowner: ${owner}\nrepo: ${repo}\nhost: ${host}\nprotocol: http\n`;
+}
+
 async function main() {
-  const [base, current, dir, stagingId, channel] = process.argv.slice(2);
+  const [feed, current, dir, stagingId, channel] = process.argv.slice(2);
   fs.mkdirSync(dir, { recursive: true });
-  // what electron-builder writes into a packaged app
-  const config = `provider: generic\nurl: ${base}\nupdaterCacheDirName: forge-test-updater\n`;
+  const config = `${providerConfig(feed)}updaterCacheDirName: forge-test-updater\n`;
   fs.writeFileSync(path.join(dir, "app-update.yml"), config);
   if (stagingId) fs.writeFileSync(path.join(dir, ".updaterId"), stagingId);
   const app = {
