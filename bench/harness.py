@@ -389,11 +389,32 @@ DESKTOP_ASSETS = (
 )
 
 
+async def add_bench_app(
+    conn: asyncpg.Connection, *, private: bool = False, description: str = ""
+) -> tuple[int, int]:
+    """User `bench` and its repository `app` (the benchmarks' desktop app): (owner id, repo id)."""
+    owner: int = await conn.fetchval(
+        "INSERT INTO core.accounts (kind, name) VALUES ('user', 'bench') RETURNING id"
+    )
+    repo: int = await conn.fetchval(
+        "INSERT INTO core.repositories (owner_id, name, private, description)"
+        " VALUES ($1, 'app', $2, $3) RETURNING id",
+        owner,
+        private,
+        description,
+    )
+    return owner, repo
+
+
 async def add_desktop_releases(
-    conn: asyncpg.Connection, repo_id: int, count: int, note: str
+    conn: asyncpg.Connection,
+    repo_id: int,
+    count: int,
+    note: str,
+    assets: tuple[str, ...] = DESKTOP_ASSETS,
 ) -> None:
     """Releases v1.0.0 ... v1.<count-1>.0 of `repo_id`, a day apart from 2020-01-01, each with
-    DESKTOP_ASSETS (sizes only: the files are never downloaded)."""
+    `assets` (`{v}` is the version; sizes only: the files are never downloaded)."""
     start = datetime(2020, 1, 1, tzinfo=UTC)
     await conn.copy_records_to_table(
         "releases",
@@ -412,6 +433,6 @@ async def add_desktop_releases(
         records=[
             (row["id"], name.format(v=row["title"]), 1000 + k, "0" * 40, "0" * 64, "0" * 128)
             for row in rows
-            for k, name in enumerate(DESKTOP_ASSETS)
+            for k, name in enumerate(assets)
         ],
     )

@@ -26,6 +26,7 @@ from harness import (
     DESKTOP_ASSETS,
     Report,
     WrkRun,
+    add_bench_app,
     add_desktop_releases,
     fail,
     migrated,
@@ -45,12 +46,7 @@ TARGET = 0.8
 
 async def prepare(url: str) -> None:
     async with migrated(url) as conn:
-        owner = await conn.fetchval(
-            "INSERT INTO core.accounts (kind, name) VALUES ('user', 'bench') RETURNING id"
-        )
-        repo = await conn.fetchval(
-            "INSERT INTO core.repositories (owner_id, name) VALUES ($1, 'app') RETURNING id", owner
-        )
+        _, repo = await add_bench_app(conn)
         await add_desktop_releases(conn, repo, RELEASES, "notes")
         await conn.execute("ANALYZE")
 

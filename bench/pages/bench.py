@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shar
 from harness import (
     Report,
     WrkRun,
+    add_bench_app,
     add_desktop_releases,
     fail,
     migrated,
@@ -55,14 +56,7 @@ NOTE = "## What's new\n\n* Faster start\n* Smaller download\n\nSee [the blog](ht
 async def prepare(url: str) -> None:
     async with migrated(url) as conn:
         await conn.execute(BIG_ORG_SQL.read_text())
-        owner = await conn.fetchval(
-            "INSERT INTO core.accounts (kind, name) VALUES ('user', 'bench') RETURNING id"
-        )
-        repo = await conn.fetchval(
-            "INSERT INTO core.repositories (owner_id, name, description) "
-            "VALUES ($1, 'app', 'A desktop app') RETURNING id",
-            owner,
-        )
+        _, repo = await add_bench_app(conn, description="A desktop app")
         await add_desktop_releases(conn, repo, RELEASES, NOTE)
         await conn.execute("ANALYZE")
 

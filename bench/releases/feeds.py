@@ -13,16 +13,16 @@ round of 1 s with no warm-up: it checks the benchmark works.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import shlex
 import sys
 import urllib.request
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
 from harness import (
     Report,
+    add_bench_app,
+    add_desktop_releases,
     alternating_args,
     comparison,
     fail,
@@ -35,15 +35,16 @@ from harness import (
     wrk_argv,
 )
 
+FEED_ASSETS = ("App-{v}-arm64-mac.zip", "App-{v}-full.nupkg", "App-{v}-delta.nupkg")
 CHECK = "api/v2/repos/bench/app/releases/update?version=0.0.1&platform=darwin&arch=arm64"
 # feed name → (path, text the answer must contain)
 FEEDS = {
-    "squirrel-mac": ("bench/app/darwin-arm64/0.0.1", "App-0.9.0-arm64-mac.zip"),
+    "squirrel-mac": ("bench/app/darwin-arm64/0.0.1", "App-1.9.0-arm64-mac.zip"),
     "squirrel-windows": (
         "api/v2/repos/bench/app/releases/feeds/squirrel/x64/RELEASES",
-        "App-0.9.0-full.nupkg",
+        "App-1.9.0-full.nupkg",
     ),
-    "electron-yml": ("api/v2/repos/bench/app/releases/feeds/electron/latest-mac.yml", "0.9.0"),
+    "electron-yml": ("api/v2/repos/bench/app/releases/feeds/electron/latest-mac.yml", "1.9.0"),
 }
 
 
@@ -51,35 +52,8 @@ async def prepare(url: str) -> None:
     """User `bench` and its public repository `app`: 10 releases, each with a macOS zip, a full
     and a delta Squirrel package (electron-builder and Squirrel default names)."""
     async with migrated(url) as conn:
-        owner = await conn.fetchval(
-            "INSERT INTO core.accounts (kind, name) VALUES ('user', 'bench') RETURNING id"
-        )
-        repo = await conn.fetchval(
-            "INSERT INTO core.repositories (owner_id, name) VALUES ($1, 'app') RETURNING id", owner
-        )
-        start = datetime(2020, 1, 1, tzinfo=UTC)
-        for i in range(10):
-            release = await conn.fetchval(
-                "INSERT INTO releases.releases (repo_id, tag, created_at) VALUES ($1, $2, $3)"
-                " RETURNING id",
-                repo,
-                f"v0.{i}.0",
-                start + timedelta(minutes=i),
-            )
-            for name in (
-                f"App-0.{i}.0-arm64-mac.zip",
-                f"App-0.{i}.0-full.nupkg",
-                f"App-0.{i}.0-delta.nupkg",
-            ):
-                await conn.execute(
-                    "INSERT INTO releases.assets (release_id, name, size, sha1, sha256, sha512)"
-                    " VALUES ($1, $2, 1000, $3, $4, $5)",
-                    release,
-                    name,
-                    hashlib.sha1(name.encode(), usedforsecurity=False).hexdigest(),
-                    hashlib.sha256(name.encode()).hexdigest(),
-                    hashlib.sha512(name.encode()).hexdigest(),
-                )
+        _, repo = await add_bench_app(conn)
+        await add_desktop_releases(conn, repo, 10, "", FEED_ASSETS)
         await conn.execute("ANALYZE")
 
 
@@ -96,7 +70,7 @@ def main() -> int:
     with workspace("forge-bench-feeds-") as (folder, db_url):
         asyncio.run(prepare(db_url))
         with service("releases", db_url, folder / "storage") as (process, base):
-            if '"name":"v0.9.0"' not in fetch(base + CHECK).replace(" ", ""):
+            if '"name":"v1.9.0"' not in fetch(base + CHECK).replace(" ", ""):
                 fail("the update check did not answer the newest release")
             for name, (path, expected) in FEEDS.items():
                 if expected not in fetch(base + path):

@@ -18,12 +18,13 @@ import json
 import shlex
 import sys
 import urllib.request
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
 from harness import (
     Report,
+    add_bench_app,
+    add_desktop_releases,
     alternating_args,
     comparison,
     fail,
@@ -44,37 +45,13 @@ KEY = "forge_uk_bench-update-keys-key"
 async def prepare(url: str) -> None:
     """User `bench` with a token, its private repository `app` of 10 releases, an update key."""
     async with migrated(url) as conn:
-        owner = await conn.fetchval(
-            "INSERT INTO core.accounts (kind, name) VALUES ('user', 'bench') RETURNING id"
-        )
+        owner, repo = await add_bench_app(conn, private=True)
         await conn.execute(
             "INSERT INTO core.access_tokens (user_id, token_sha256) VALUES ($1, $2)",
             owner,
             hashlib.sha256(TOKEN.encode()).digest(),
         )
-        repo = await conn.fetchval(
-            "INSERT INTO core.repositories (owner_id, name, private) VALUES ($1, 'app', true)"
-            " RETURNING id",
-            owner,
-        )
-        start = datetime(2020, 1, 1, tzinfo=UTC)
-        for i in range(10):
-            release = await conn.fetchval(
-                "INSERT INTO releases.releases (repo_id, tag, created_at) VALUES ($1, $2, $3)"
-                " RETURNING id",
-                repo,
-                f"v0.{i}.0",
-                start + timedelta(minutes=i),
-            )
-            await conn.execute(
-                "INSERT INTO releases.assets (release_id, name, size, sha1, sha256, sha512)"
-                " VALUES ($1, $2, 1000, $3, $4, $5)",
-                release,
-                f"App-0.{i}.0-arm64.zip",
-                "0" * 40,
-                "0" * 64,
-                "0" * 128,
-            )
+        await add_desktop_releases(conn, repo, 10, "", ("App-{v}-arm64.zip",))
         await conn.execute(
             "INSERT INTO releases.update_keys (repo_id, name, key_sha256) VALUES ($1, 'bench', $2)",
             repo,
@@ -103,7 +80,7 @@ def main() -> int:
             keyed = f"{check}&key={KEY}"
             if "signature=" not in str(fetch(keyed, {}).get("url")):
                 fail("the keyed update check did not hand out a signed URL")
-            if fetch(check, auth).get("name") != "v0.9.0":
+            if fetch(check, auth).get("name") != "v1.9.0":
                 fail("the token update check did not answer the newest release")
             cpu = {"server": [process.pid]}
             if warm_up(args.warmup):

@@ -20,7 +20,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import random
+import socket
 import time
 import uuid
 from collections import Counter, deque
@@ -88,7 +90,9 @@ class DeliveryWorker:
     ) -> None:
         self.manager = manager
         self.options = options
-        self.owner = owner or f"gateway-{uuid.uuid4().hex[:12]}"
+        # The host and pid tell an operator which replica holds a lease; the random part keeps a
+        # restarted process that got the same pid from taking over its predecessor's leases.
+        self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.in_flight: Counter[str] = Counter()
         self._queues: dict[str, deque[Claimed]] = {}
         self._calling: dict[asyncio.Task[None], Claimed] = {}
