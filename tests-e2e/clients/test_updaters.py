@@ -278,6 +278,7 @@ def test_squirrel_mac_private_download_needs_no_headers(stack: Stack, update_key
 
 # --- Tauri: bundles signed by `tauri signer sign`, checked with Debian's minisign --------------
 TAURI_API = "/api/v2/repos/alice/tauri/releases"
+TAURI_KEY = "/api/v2/repos/alice/tauri/tauri_key"
 BUNDLE = b"tauri updater bundle " * 500
 
 
@@ -298,6 +299,9 @@ def tauri_published(
         done = subprocess.run(argv, cwd=folder, env=env, capture_output=True, timeout=60)
         assert done.returncode == 0, done.stderr
     headers = {**ALICE, "Content-Type": "application/json"}
+    # the repository's Tauri public key: from now on the server checks every .sig at upload
+    key = json.dumps({"public_key": (folder / "key.pub").read_text()}).encode()
+    assert stack.request("PUT", TAURI_KEY, headers, key).status == 200
     body = json.dumps({"tag_name": "v1.1.0", "body": "Signed"}).encode()
     created = stack.request("POST", TAURI_API, headers, body)
     assert created.status == 201, created.body
@@ -312,6 +316,23 @@ def tauri_published(
         )
         assert uploaded.status == 201, uploaded.body
     return folder
+
+
+def test_a_tauri_signature_of_other_bytes_is_refused_at_upload(
+    stack: Stack, tauri_published: Path
+) -> None:
+    """The real `tauri signer` signature of BUNDLE, uploaded beside other bytes: 422, not stored,
+    so no installed app is ever offered a bundle its updater would reject."""
+    headers = {**ALICE, "Content-Type": "application/json"}
+    body = json.dumps({"tag_name": "v1.2.0", "draft": True}).encode()
+    release_id = stack.request("POST", TAURI_API, headers, body).json()["id"]
+    upload = {**ALICE, "Content-Type": "application/octet-stream"}
+    assets = f"{TAURI_API}/{release_id}/assets?name=App_x86_64.app.tar.gz"
+    assert stack.request("POST", assets, upload, BUNDLE + b"tampered").status == 201
+    sig = (tauri_published / "App.app.tar.gz.sig").read_bytes()
+    refused = stack.request("POST", f"{assets}.sig", upload, sig)
+    assert refused.status == 422, refused.body
+    assert refused.json()["error"]["code"] == "TauriSignatureInvalid"
 
 
 def test_tauri_signature_verifies_with_minisign(stack: Stack, tauri_published: Path) -> None:

@@ -16,6 +16,7 @@ from aiohttp.test_utils import TestServer
 from forge_common.config import Settings
 from forge_releases.app import create_app
 
+from .minisign_support import Signer
 from .support import TOKENS, one_repo, rel
 
 FORGE = str(Path(sys.executable).parent / "forge")
@@ -31,13 +32,15 @@ async def server(settings: Settings, aiohttp_server: Any, load: Any) -> TestServ
     return result
 
 
-async def keys(*args: str, url: str, token: str = TOKENS["owner"]) -> tuple[int, str, str]:
+async def keys(
+    *args: str, url: str, token: str = TOKENS["owner"], command: str = "keys"
+) -> tuple[int, str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("FORGE_")}
     env.update(FORGE_URL=url, FORGE_TOKEN=token)
     proc = await asyncio.create_subprocess_exec(
         FORGE,
         "release",
-        "keys",
+        command,
         *args,
         env=env,
         stdin=asyncio.subprocess.DEVNULL,
@@ -88,3 +91,24 @@ async def test_clear_messages(server: TestServer) -> None:
     assert status == 1 and "did not accept FORGE_TOKEN" in err
     status, _, err = await keys("list", "app", url=url)
     assert status == 1 and "is not OWNER/REPO" in err
+
+
+async def test_tauri_key_set_from_the_pub_file_shown_and_removed(
+    server: TestServer, tmp_path: Path
+) -> None:
+    url = str(server.make_url("/"))
+    signer = Signer.new()
+    pub = tmp_path / "key.pub"  # as `tauri signer generate -w key` writes it
+    pub.write_text(signer.tauri_form)
+    key_id = signer.key_id[::-1].hex().upper()
+    code, out, err = await keys("set", "owner/app", str(pub), url=url, command="tauri-key")
+    assert code == 0, err
+    assert key_id in out
+    code, out, _ = await keys("show", "owner/app", url=url, command="tauri-key")
+    assert (code, out.split()) == (0, [key_id, signer.tauri_form])
+    code, _, err = await keys("set", "owner/app", "not a key", url=url, command="tauri-key")
+    assert code == 1 and "(422)" in err and "public_key" in err
+    code, out, _ = await keys("remove", "owner/app", url=url, command="tauri-key")
+    assert code == 0 and "removed" in out
+    code, _, err = await keys("show", "owner/app", url=url, command="tauri-key")
+    assert code == 1 and "no Tauri public key" in err

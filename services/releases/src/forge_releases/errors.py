@@ -90,6 +90,13 @@ class UpdateKeyNotFound(NotFound):
         super().__init__("Update key not found")
 
 
+class TauriKeyNotFound(NotFound):
+    code = "TauriKeyNotFound"
+
+    def __init__(self) -> None:
+        super().__init__("The repository has no Tauri public key")
+
+
 # --- 408, 409, 413 --------------------------------------------------------------------------
 
 
@@ -139,6 +146,13 @@ class NestedMultipart(Unprocessable):
 class SeveralFileParts(Unprocessable):
     def __init__(self) -> None:
         super().__init__("Send one file per upload", field="attachment")
+
+
+class TauriSignatureInvalid(Unprocessable):
+    """With a Tauri public key set: a `.sig` that does not verify against the file it signs."""
+
+    def __init__(self, sig_name: str, problem: str) -> None:
+        super().__init__(f"{sig_name} {problem}", field="attachment", code="TauriSignatureInvalid")
 
 
 # --- 503 ------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from .pages import handlers as pages
 from .publish import handlers as publish
 from .read import handlers as read
 from .read.update_check import update_check
+from .tauri_keys import handlers as tauri_key
 
 API = "/api/v2/repos/{owner}/{repo}/releases"
 # Pages (docs/pages.md) live at `/{owner}/{repo}...`: an owner is never a top-level route's name.
@@ -26,6 +27,7 @@ PAGE = f"/{{owner:{OWNER}}}/{{repo}}"
 # first: it is the one visited most, and the router tries routes in order.
 PAGE_PATHS = (f"{PAGE}/download", PAGE, f"{PAGE}/releases", f"{PAGE}/releases/tag/{{tag}}")
 KEYS = "/api/v2/repos/{owner}/{repo}/update_keys"
+TAURI_KEY = "/api/v2/repos/{owner}/{repo}/tauri_key"
 
 
 def add_routes(app: web.Application) -> None:
@@ -63,6 +65,10 @@ def add_routes(app: web.Application) -> None:
             web.post(KEYS, update_keys.create_key),
             web.get(KEYS, update_keys.list_keys),
             web.delete(f"{KEYS}/{{key_id}}", update_keys.revoke_key),
+            # the repository's Tauri public key (tauri_keys/handlers.py)
+            web.get(TAURI_KEY, tauri_key.get_key),
+            web.put(TAURI_KEY, tauri_key.set_key),
+            web.delete(TAURI_KEY, tauri_key.delete_key),
         ]
     )
     add_compat_routes(app)

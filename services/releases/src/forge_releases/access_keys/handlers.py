@@ -31,7 +31,8 @@ _NO_STORE = {"Cache-Control": "no-store"}
 _MAX_NAME = 100
 
 
-async def _admin(request: web.Request) -> tuple[RepoRef, Viewer]:
+async def admin_of(request: web.Request) -> tuple[RepoRef, Viewer]:
+    """The repository and the caller, who must administer it (also the Tauri key's routes)."""
     resolved = await resolve(request)
     viewer = viewer_of(request)
     if viewer is None:
@@ -49,7 +50,7 @@ def _name(value: str) -> str:
 
 
 async def create_key(request: web.Request) -> web.Response:
-    ref, viewer = await _admin(request)
+    ref, viewer = await admin_of(request)
     name = _name(required_str(await read_json_object(request), "name"))
     key = PREFIX + secrets.token_urlsafe(32)
     row = await queries.create_key(
@@ -60,14 +61,14 @@ async def create_key(request: web.Request) -> web.Response:
 
 
 async def list_keys(request: web.Request) -> web.Response:
-    ref, _ = await _admin(request)
+    ref, _ = await admin_of(request)
     rows = await queries.list_keys(request.app[DB_POOL], ref.repo_id)
     body = [{**queries.rendered(row), "creator": row["creator"]} for row in rows]
     return json_response(body, headers=_NO_STORE)
 
 
 async def revoke_key(request: web.Request) -> web.Response:
-    ref, _ = await _admin(request)
+    ref, _ = await admin_of(request)
     key_id = positive_int64(request.match_info["key_id"])
     if key_id is None or not await queries.delete_key(request.app[DB_POOL], ref.repo_id, key_id):
         raise UpdateKeyNotFound()

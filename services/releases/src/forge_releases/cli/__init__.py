@@ -2,7 +2,7 @@
 the service over HTTP only, never importing the server's modules.
 
 `add_commands` is `Service.add_commands`: the `forge` command calls it to add `release publish`
-and `release keys` (keys.py).
+`release keys` and `release tauri-key` (keys.py).
 """
 
 from __future__ import annotations

@@ -1,9 +1,12 @@
-"""`forge release keys create|list|revoke OWNER/REPO ...` (docs/cli-and-world.md): manage a
-repository's update keys through the HTTP API at FORGE_URL with FORGE_TOKEN (an admin's).
+"""`forge release keys create|list|revoke OWNER/REPO ...` and `forge release tauri-key
+set|show|remove OWNER/REPO ...` (docs/cli-and-world.md): manage a repository's update keys and its
+Tauri public key through the HTTP API at FORGE_URL with FORGE_TOKEN (an admin's).
 
 `create` prints the key once (it is stored only as a digest); `list` prints id, name, creator and
-creation time, never a key; `revoke` ends a key and every URL signed under it. Exit status 0 on
-success, 1 with a one-line `forge: ...` message otherwise.
+creation time, never a key; `revoke` ends a key and every URL signed under it. `tauri-key set`
+takes the `.pub` file `tauri signer generate` wrote (or its contents); from then on the server
+refuses a `.sig` that does not verify against its file. Exit status 0 on success, 1 with a
+one-line `forge: ...` message otherwise.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -23,8 +27,10 @@ from .connection import Target, target
 
 _MESSAGES = {
     401: "the server did not accept FORGE_TOKEN (401): check the token",
-    403: "only an administrator of the repository can manage its update keys (403)",
+    403: "only an administrator of the repository can manage its keys (403)",
 }
+_UPDATE_KEYS = "update_keys"
+_TAURI_KEY = "tauri_key"
 
 
 def add_keys_commands(actions: Any) -> None:
@@ -43,12 +49,30 @@ def add_keys_commands(actions: Any) -> None:
     revoke.add_argument("repository", metavar="OWNER/REPO")
     revoke.add_argument("key_id", metavar="ID", type=int)
     keys.set_defaults(handler=run)
+    tauri = actions.add_parser(
+        "tauri-key",
+        help="set, show or remove the repository's Tauri public key (uploads are then checked)",
+        description="Uses FORGE_URL (default http://localhost:8080/) and FORGE_TOKEN.",
+    )
+    tauri_commands = tauri.add_subparsers(dest="tauri_command", required=True)
+    set_key = tauri_commands.add_parser(
+        "set", help="set or replace it; a .sig that does not verify is then refused at upload"
+    )
+    set_key.add_argument("repository", metavar="OWNER/REPO")
+    set_key.add_argument(
+        "public_key", metavar="KEY", help="the .pub file `tauri signer generate` wrote, or its text"
+    )
+    for name, text in (("show", "print it as tauri.conf.json wants it"), ("remove", "remove it")):
+        tauri_commands.add_parser(name, help=text).add_argument("repository", metavar="OWNER/REPO")
+    tauri.set_defaults(handler=run)
 
 
-async def _call(where: Target, method: str, suffix: str = "", body: Any = None) -> Any:
+async def _call(
+    where: Target, method: str, resource: str = _UPDATE_KEYS, suffix: str = "", body: Any = None
+) -> Any:
     url = (
         f"{where.base_url}api/v2/repos/{quote(where.owner, safe='')}/"
-        f"{quote(where.repo, safe='')}/update_keys{suffix}"
+        f"{quote(where.repo, safe='')}/{resource}{suffix}"
     )
     headers = {"Authorization": f"token {where.token}", "Accept": "application/json"}
     async with (
@@ -71,11 +95,36 @@ def _failure(where: Target, status: int, raw: bytes) -> str:
         return f"repository {where.owner}/{where.repo} not found (404), or this token cannot see it"
     if code == "UpdateKeyNotFound":
         return "no such update key in this repository (404)"
+    if code == "TauriKeyNotFound":
+        return "this repository has no Tauri public key (404)"
+    if code == "ValidationFailed":
+        return f"the server refused it (422): {message}"
     return _MESSAGES.get(status, f"HTTP {status}: {message or 'request failed'}")
 
 
+def _key_text(value: str) -> str:
+    """The key itself, or the contents of the file it names."""
+    path = Path(value)
+    return path.read_text() if path.is_file() else value
+
+
+async def _run_tauri(args: argparse.Namespace, where: Target) -> None:
+    if args.tauri_command == "set":
+        body = {"public_key": _key_text(args.public_key)}
+        key = await _call(where, "PUT", _TAURI_KEY, body=body)
+        print(f"Tauri public key {key['key_id']} set: a .sig that does not verify is now refused")
+    elif args.tauri_command == "show":
+        key = await _call(where, "GET", _TAURI_KEY)
+        print(f"{key['key_id']}\t{key['public_key']}")
+    else:
+        await _call(where, "DELETE", _TAURI_KEY)
+        print("Tauri public key removed: uploads are no longer checked")
+
+
 async def _run(args: argparse.Namespace, where: Target) -> None:
-    if args.keys_command == "create":
+    if getattr(args, "tauri_command", None):
+        await _run_tauri(args, where)
+    elif args.keys_command == "create":
         key = await _call(where, "POST", body={"name": args.name})
         print(f"update key {key['id']} ({key['name']}) created; it is shown only now:")
         print(key["key"])
@@ -83,12 +132,12 @@ async def _run(args: argparse.Namespace, where: Target) -> None:
         for key in await _call(where, "GET"):
             print(f"{key['id']}\t{key['name']}\t{key['creator'] or '-'}\t{key['created_at']}")
     else:
-        await _call(where, "DELETE", f"/{args.key_id}")
+        await _call(where, "DELETE", suffix=f"/{args.key_id}")
         print(f"update key {args.key_id} revoked")
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    """The handler of `forge release keys ...`: exit status."""
+    """The handler of `forge release keys ...` and `forge release tauri-key ...`: exit status."""
     try:
         asyncio.run(_run(args, target(str(args.repository), env)))
     except PublishError as exc:
@@ -96,5 +145,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         return 1
     except (aiohttp.ClientError, TimeoutError, ValueError) as exc:  # ValueError: not our JSON
         print(f"forge: talking to the server at FORGE_URL failed ({exc})", file=sys.stderr)
+        return 1
+    except OSError as exc:  # the key file could not be read (after ClientError: also an OSError)
+        print(f"forge: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -7,7 +7,8 @@ only, and only when an answer is prepared (answers are kept in the cache afterwa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from aiohttp import web
 from forge_common.outage import dependency
@@ -25,18 +26,27 @@ def companion(assets: Sequence[Asset], asset: Asset) -> Asset | None:
     return next((a for a in assets if a.name.lower() == wanted), None)
 
 
+@contextmanager
+def storage_outage_as_503(app: web.Application, message: str) -> Iterator[None]:
+    """A storage outage while reading is a 503 (and marks the storage down), never an answer or a
+    decision made without the bytes."""
+    try:
+        yield
+    except StorageUnavailable as exc:
+        raise dependency(app, STORAGE_DEPENDENCY).failed(exc, message) from exc
+
+
 async def signature_text(app: web.Application, sig: Asset) -> str | None:
     """The signature as Tauri wants it in `signature`: the .sig file's text, trimmed; None when it
     is too large, unreadable or not text."""
     if sig.size > MAX_SIGNATURE_BYTES:
         return None
-    try:
-        raw = b"".join([chunk async for chunk in app[STORAGE].read(sig.sha256, 0, sig.size)])
-        return raw.decode("ascii").strip() or None
-    except StorageUnavailable as exc:
-        # an outage is a 503, never an answer without a signature that the cache would keep
-        raise dependency(app, STORAGE_DEPENDENCY).failed(
-            exc, "The signature cannot be read right now; try again later"
-        ) from exc
-    except (BlobMissing, OSError, UnicodeDecodeError):
-        return None
+    # an outage is a 503, never an answer without a signature that the cache would keep
+    with storage_outage_as_503(app, "The signature cannot be read right now; try again later"):
+        try:
+            raw = b"".join([c async for c in app[STORAGE].read(sig.sha256, 0, sig.size)])
+            return raw.decode("ascii").strip() or None
+        except StorageUnavailable:
+            raise  # an OSError too, but an outage: the 503 above
+        except (BlobMissing, OSError, UnicodeDecodeError):
+            return None

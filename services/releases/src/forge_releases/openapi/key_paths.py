@@ -1,5 +1,6 @@
-"""Update keys in the OpenAPI document: the admin routes (access_keys/handlers.py) and the `key`
-query parameter of the reads an updater makes (docs/access.md "Update keys")."""
+"""Keys in the OpenAPI document: the update keys' admin routes (access_keys/handlers.py) and the
+`key` query parameter of the reads an updater makes (docs/access.md "Update keys"); the
+repository's Tauri public key (tauri_keys/handlers.py, docs/releases.md "Tauri public key")."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from .parts import POSITIVE_ID, TIME, error, json_content, operation, path, query
 
 KEYS = "/api/v2/repos/{owner}/{repo}/update_keys"
+TAURI_KEY = "/api/v2/repos/{owner}/{repo}/tauri_key"
 KEY_PARAM = query(
     "key",
     {"type": "string", "maxLength": 200},
@@ -111,5 +113,76 @@ KEY_PATHS: dict[str, Any] = {
             ),
             "security": [{"token": []}],
         },
+    },
+}
+
+_TAURI_KEY = {
+    "type": "object",
+    "required": ["public_key", "key_id", "updated_at", "updated_by"],
+    "properties": {
+        "public_key": {
+            "type": "string",
+            "description": "base64 of the minisign .pub file, as tauri.conf.json's pubkey holds it",
+        },
+        "key_id": {"type": "string", "pattern": "^[0-9A-F]{16}$"},
+        "updated_at": TIME,
+        "updated_by": {"type": ["string", "null"]},
+    },
+}
+_TAURI_KEY_ANSWER = json_content("The repository's Tauri public key", _TAURI_KEY, headers=_NO_STORE)
+_NO_TAURI_KEY = error("RepoNotFound, or TauriKeyNotFound: none is set")
+
+KEY_PATHS[TAURI_KEY] = {
+    "get": operation(
+        "getTauriKey",
+        "The repository's Tauri public key (anyone who can read the repository)",
+        [],
+        {"200": _TAURI_KEY_ANSWER, "404": _NO_TAURI_KEY},
+        "update keys",
+    ),
+    "put": {
+        **operation(
+            "setTauriKey",
+            "Set or replace the Tauri public key (admin access); from then on an uploaded "
+            "`.sig` that does not verify against its file is refused with 422",
+            [],
+            {
+                "200": _TAURI_KEY_ANSWER,
+                "400": error("ValInvalidInput: malformed JSON"),
+                "422": error("ValidationFailed: public_key missing or not a minisign public key"),
+                **_ADMIN_ERRORS,
+            },
+            "update keys",
+        ),
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "type": "object",
+                        "required": ["public_key"],
+                        "properties": {
+                            "public_key": {
+                                "type": "string",
+                                "minLength": 1,
+                                "description": "what `tauri signer generate` wrote to the .pub "
+                                "file (its base64 form), the decoded file, or its key line",
+                            }
+                        },
+                    }
+                }
+            },
+        },
+        "security": [{"token": []}],
+    },
+    "delete": {
+        **operation(
+            "deleteTauriKey",
+            "Remove the Tauri public key (admin access): uploads are no longer checked",
+            [],
+            {"204": {"description": "Removed (empty body)"}, **_ADMIN_ERRORS, "404": _NO_TAURI_KEY},
+            "update keys",
+        ),
+        "security": [{"token": []}],
     },
 }

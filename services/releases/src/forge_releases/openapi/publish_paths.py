@@ -116,6 +116,11 @@ def publish_paths(base: str) -> dict[str, Any]:
                             {"$ref": "#/components/schemas/UploadedAttachment"},
                         ),
                         **_WRITE_ERRORS,
+                        "422": error(
+                            "ValidationFailed: a field is missing or invalid (named in the "
+                            "message); TauriSignatureInvalid: with a Tauri public key set, a "
+                            "`.sig` that does not verify against the file it signs"
+                        ),
                         "408": error("RequestTimeout: no upload data received for 120 seconds"),
                         "417": error("HTTPError: an Expect header other than 100-continue"),
                         "503": {

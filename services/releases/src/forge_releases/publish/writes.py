@@ -25,6 +25,7 @@ from ..keys import RELEASE_CACHE, STORAGE
 from ..models import Asset, Release, RepoRef
 from ..read.queries import release_by_id
 from ..storage import Blob, BlobWriter
+from ..tauri_keys import check as tauri_check
 from . import events, queries
 from .input import edit_release
 from .queries import NewAsset, ReleaseFields, RepoFacts
@@ -146,6 +147,7 @@ async def attach_asset(
                 asset = await queries.insert_asset(conn, new)
             except asyncpg.UniqueViolationError:  # the same name, uploaded concurrently
                 raise AssetNameTaken(name) from None
+            await tauri_check.check_pair(app, conn, ref.repo_id, release.assets, asset)
             await events.asset_uploaded(conn, ctx, release, asset)
     except BaseException:
         if blob is None:
