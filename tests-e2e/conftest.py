@@ -10,17 +10,14 @@ stopped in the fixture's finalizer, whatever happened.
 from __future__ import annotations
 
 import contextlib
-import http.client
 import json
 import os
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,34 +26,19 @@ from typing import Any
 import asyncpg
 import pytest
 from forge_common.db import connect
-from forge_common.embedded_pg import EmbeddedPostgres
+from forge_common.embedded_pg import EmbeddedPostgres, free_port
 from forge_common.migrations import migrate
 from forge_common.service import all_migrations, installed_services
+from forge_common.testing.loopback import Response, answers, request
 from forge_common.testing.nginx import find_nginx, load_renderer
 from forge_common.testing.plugin import TEMPLATE, run_sync, with_database
+from forge_common.testing.waiting import until
 
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT = 20.0  # seconds for one process to become ready
 STOP_TIMEOUT = 5.0
 EVENTS_SECRET = "e2e-events-secret"
 URL_SIGNING_SECRET = secrets.token_urlsafe(32)  # releases started alone refuses to start without
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@dataclass
-class Response:
-    status: int
-    headers: http.client.HTTPMessage
-    body: bytes
-
-    def json(self) -> Any:
-        return json.loads(self.body)
 
 
 @dataclass
@@ -100,13 +82,7 @@ class Stack:
         body: bytes | None = None,
         port: int | None = None,
     ) -> Response:
-        conn = http.client.HTTPConnection("127.0.0.1", port or self.nginx_port, timeout=15)
-        try:
-            conn.request(method, path, body=body, headers=dict(headers or {}))
-            reply = conn.getresponse()
-            return Response(reply.status, reply.headers, reply.read())
-        finally:
-            conn.close()
+        return request(port or self.nginx_port, method, path, headers, body)
 
     def get(self, path: str, headers: Mapping[str, str] | None = None) -> Response:
         return self.request("GET", path, headers)
@@ -125,29 +101,16 @@ def _start(name: str, argv: list[str], env: Mapping[str, str], logs: Path) -> Pr
 
 
 def _wait_until(process: Process, ready: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
+    def check() -> bool:
         if process.popen.poll() is not None:
             pytest.fail(f"{process.name} exited ({process.popen.returncode}):\n{process.tail()}")
-        if ready():
-            return
-        time.sleep(0.05)
-    pytest.fail(f"{process.name}: {what} not within {START_TIMEOUT}s:\n{process.tail()}")
+        return ready()
+
+    until(check, START_TIMEOUT, lambda: f"{process.name}: {what}\n{process.tail()}")
 
 
 def _http_ok(port: int, path: str, statuses: tuple[int, ...] = (200,)) -> Callable[[], bool]:
-    def check() -> bool:
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
-            try:
-                conn.request("GET", path)
-                return conn.getresponse().status in statuses
-            finally:
-                conn.close()
-        except OSError:
-            return False
-
-    return check
+    return lambda: answers(port, path, statuses)
 
 
 def _log_says(process: Process, text: str) -> Callable[[], bool]:

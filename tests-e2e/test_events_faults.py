@@ -13,7 +13,6 @@ N`, for a longer run.
 from __future__ import annotations
 
 import asyncio
-import http.client
 import itertools
 import json
 import os
@@ -32,6 +31,9 @@ from typing import Any
 
 import asyncpg
 import pytest
+from forge_common.embedded_pg import free_port
+from forge_common.testing.loopback import answers, request
+from forge_common.testing.waiting import until
 
 pytestmark = pytest.mark.e2e
 
@@ -55,33 +57,6 @@ WORLD = {
     ],
     "repos": [{"owner": "bob", "name": "app"}],
 }
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def http_status(port: int, method: str, path: str, **kw: Any) -> tuple[int, bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        conn.request(method, path, **kw)
-        reply = conn.getresponse()
-        return reply.status, reply.read()
-    finally:
-        conn.close()
-
-
-def until(check: Callable[[], bool], within: float, what: str) -> float:
-    """Wait for `check`; the time it took. Fails after `within` seconds."""
-    began = time.monotonic()
-    while not check():
-        if time.monotonic() - began > within:
-            pytest.fail(f"{what}: not within {within} s")
-        time.sleep(0.05)
-    return time.monotonic() - began
 
 
 @dataclass
@@ -112,10 +87,7 @@ class Proc:
             pytest.fail(
                 f"{self.name} exited: {(self.logs / f'{self.name}.log').read_text()[-2000:]}"
             )
-        try:
-            return http_status(self.port, "GET", "/readyz")[0] == 200
-        except OSError:
-            return False
+        return answers(self.port, "/readyz", timeout=10)
 
 
 @dataclass
@@ -208,9 +180,8 @@ class Emitter(threading.Thread):
             tag = f"v0.{n}.0"
             body = json.dumps({"tag_name": tag, "name": tag}).encode()
             try:
-                status, _ = http_status(
-                    self.port, "POST", "/api/v2/repos/bob/app/releases", body=body, headers=BOB
-                )
+                path = "/api/v2/repos/bob/app/releases"
+                status = request(self.port, "POST", path, BOB, body, timeout=10).status
             except OSError:
                 status = 0
             if status == 201:

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 import asyncpg
 import pytest
 from forge_common.testing.processes import start_forge_service, wait_until_ready
+from forge_common.testing.waiting import until
 
 pytestmark = pytest.mark.e2e
 
@@ -60,6 +61,14 @@ def _read_all(sock: socket.socket, *, pause: float = 0.0) -> bytes:
         data += chunk
         time.sleep(pause)
     return data
+
+
+def _refused(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return False
+    except ConnectionRefusedError:
+        return True
 
 
 def test_sigterm_finishes_requests_in_flight_then_exits_0(database_url, tmp_path):
@@ -124,15 +133,7 @@ def _stop_with_requests_in_flight(
         time.sleep(0.3)  # the request has reached its handler
 
         process.send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + 5
-        while True:  # the listening socket closes at once
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    pass
-            except ConnectionRefusedError:
-                break
-            assert time.monotonic() < deadline, "still accepting connections after SIGTERM"
-            time.sleep(0.05)
+        until(lambda: _refused(port), 5, "the listening socket closed after SIGTERM")
 
         upload.sendall(body[5:])
         created_head, created_body = _read_head(upload)
