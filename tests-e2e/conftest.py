@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import secrets
 import shutil
 import signal
 import subprocess
@@ -32,13 +31,13 @@ from forge_common.service import all_migrations, installed_services
 from forge_common.testing.loopback import Response, answers, request
 from forge_common.testing.nginx import find_nginx, load_renderer
 from forge_common.testing.plugin import TEMPLATE, run_sync, with_database
+from forge_common.testing.processes import forge_env, load_world
 from forge_common.testing.waiting import until
 
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT = 20.0  # seconds for one process to become ready
 STOP_TIMEOUT = 5.0
 EVENTS_SECRET = "e2e-events-secret"
-URL_SIGNING_SECRET = secrets.token_urlsafe(32)  # releases started alone refuses to start without
 
 
 @dataclass
@@ -218,27 +217,16 @@ def start_stack(
     plugins_file = workdir / "plugins.json"
     plugin_entry = {"name": "event-recorder", "address": f"127.0.0.1:{ports['plugin']}"}
     plugins_file.write_text(json.dumps({"plugins": [{**plugin_entry, "enabled": True}]}))
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "APP_URL": base_url,
-        "STORAGE_PATH": str(workdir / "storage"),
+    services = {
         "GATEWAY_URL": f"http://127.0.0.1:{ports['gateway']}/",
         "EVENTS_SECRET": EVENTS_SECRET,
         "PLUGINS_FILE": str(plugins_file),
-        "URL_SIGNING_SECRET": URL_SIGNING_SECRET,
         "AUTO_MIGRATE": "false",
         "LOG_FORMAT": "text",
-        "LOG_LEVEL": "WARNING",
         "PYTHONUNBUFFERED": "1",
-        **(extra_env or {}),
     }
-    world_file = workdir / "world.json"
-    world_file.write_text(json.dumps(world))
-    loaded = subprocess.run(
-        [*forge, "load", str(world_file)], env=env, capture_output=True, text=True, timeout=60
-    )
-    assert loaded.returncode == 0, f"forge load failed:\n{loaded.stdout}\n{loaded.stderr}"
+    env = forge_env(database_url, base_url, workdir / "storage", {**services, **(extra_env or {})})
+    load_world(world, workdir, env)
 
     try:
         plugin = _start(

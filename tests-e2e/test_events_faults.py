@@ -16,7 +16,6 @@ import asyncio
 import itertools
 import json
 import os
-import secrets
 import signal
 import socket
 import subprocess
@@ -33,6 +32,7 @@ import asyncpg
 import pytest
 from forge_common.embedded_pg import free_port
 from forge_common.testing.loopback import answers, request
+from forge_common.testing.processes import forge_env, load_world
 from forge_common.testing.waiting import until
 
 pytestmark = pytest.mark.e2e
@@ -40,7 +40,6 @@ pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = ROOT / "tests-e2e" / "events" / "recording_plugin.py"
 SECRET = "e2e-events-faults-secret"
-URL_SIGNING_SECRET = secrets.token_urlsafe(32)  # releases started alone refuses to start without
 BOB = {"Authorization": "token bob-faults-token", "Content-Type": "application/json"}
 ALICE = {"Authorization": "token alice-faults-token"}
 # At least this many events (two per release created); releases are created at up to RATE a
@@ -119,24 +118,12 @@ def system(e2e_database: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
         json.dumps({"plugins": [{"name": "recorder", "address": f"127.0.0.1:{plugin_port}"}]})
     )
     ports = {name: free_port() for name in ("releases", "orgs", "gateway-a", "gateway-b")}
-    env = {
-        **os.environ,
-        "DATABASE_URL": e2e_database,
-        "APP_URL": f"http://127.0.0.1:{ports['releases']}/",
-        "STORAGE_PATH": str(work / "storage"),
-        "EVENTS_SECRET": SECRET,
-        "PLUGINS_FILE": str(plugins_file),
-        "URL_SIGNING_SECRET": URL_SIGNING_SECRET,
-        "AUTO_MIGRATE": "false",
-        "LOG_FORMAT": "text",
-        "LOG_LEVEL": "WARNING",
-        "PYTHONUNBUFFERED": "1",
-    }
+    quiet = {"AUTO_MIGRATE": "false", "LOG_FORMAT": "text", "PYTHONUNBUFFERED": "1"}
+    services = {"EVENTS_SECRET": SECRET, "PLUGINS_FILE": str(plugins_file), **quiet}
+    releases_url = f"http://127.0.0.1:{ports['releases']}/"
+    env = forge_env(e2e_database, releases_url, work / "storage", services)
     forge = [sys.executable, "-m", "forge_common.cli"]
-    world = work / "world.json"
-    world.write_text(json.dumps(WORLD))
-    loaded = subprocess.run([*forge, "load", str(world)], env=env, capture_output=True, timeout=60)
-    assert loaded.returncode == 0, loaded.stderr
+    load_world(WORLD, work, env)
     received = work / "received.log"
     system = System(e2e_database, received)
     plugin_argv = [sys.executable, str(PLUGIN), "--address", f"127.0.0.1:{plugin_port}"]

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 from forge_common.embedded_pg import free_port
 from forge_common.testing.loopback import request
-from forge_common.testing.processes import start_forge_service, wait_until_ready
+from forge_common.testing.processes import load_world, start_forge_service, wait_until_ready
 from forge_common.testing.waiting import until
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -73,17 +73,8 @@ def value(samples: Samples, name: str, **labels: str) -> float:
 
 
 def test_one_process_exports_every_dashboard_metric(database_url: str, tmp_path: Path) -> None:
-    world = tmp_path / "world.json"
-    world.write_text(json.dumps(WORLD))
     env = {**os.environ, "DATABASE_URL": database_url, "STORAGE_PATH": str(tmp_path / "storage")}
-    loaded = subprocess.run(
-        [sys.executable, "-m", "forge_common.cli", "load", str(world)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert loaded.returncode == 0, loaded.stderr
+    load_world(WORLD, tmp_path, env)
     address = f"127.0.0.1:{free_port()}"
     plugins = tmp_path / "plugins.json"
     plugins.write_text(json.dumps({"plugins": [{"name": "event-recorder", "address": address}]}))
