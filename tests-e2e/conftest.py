@@ -10,17 +10,13 @@ stopped in the fixture's finalizer, whatever happened.
 from __future__ import annotations
 
 import contextlib
-import http.client
 import json
 import os
-import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,34 +25,19 @@ from typing import Any
 import asyncpg
 import pytest
 from forge_common.db import connect
-from forge_common.embedded_pg import EmbeddedPostgres
+from forge_common.embedded_pg import EmbeddedPostgres, free_port
 from forge_common.migrations import migrate
 from forge_common.service import all_migrations, installed_services
+from forge_common.testing.loopback import Response, answers, request
 from forge_common.testing.nginx import find_nginx, load_renderer
 from forge_common.testing.plugin import TEMPLATE, run_sync, with_database
+from forge_common.testing.processes import forge_env, load_world
+from forge_common.testing.waiting import until
 
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT = 20.0  # seconds for one process to become ready
 STOP_TIMEOUT = 5.0
 EVENTS_SECRET = "e2e-events-secret"
-URL_SIGNING_SECRET = secrets.token_urlsafe(32)  # releases started alone refuses to start without
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@dataclass
-class Response:
-    status: int
-    headers: http.client.HTTPMessage
-    body: bytes
-
-    def json(self) -> Any:
-        return json.loads(self.body)
 
 
 @dataclass
@@ -100,13 +81,7 @@ class Stack:
         body: bytes | None = None,
         port: int | None = None,
     ) -> Response:
-        conn = http.client.HTTPConnection("127.0.0.1", port or self.nginx_port, timeout=15)
-        try:
-            conn.request(method, path, body=body, headers=dict(headers or {}))
-            reply = conn.getresponse()
-            return Response(reply.status, reply.headers, reply.read())
-        finally:
-            conn.close()
+        return request(port or self.nginx_port, method, path, headers, body)
 
     def get(self, path: str, headers: Mapping[str, str] | None = None) -> Response:
         return self.request("GET", path, headers)
@@ -125,29 +100,16 @@ def _start(name: str, argv: list[str], env: Mapping[str, str], logs: Path) -> Pr
 
 
 def _wait_until(process: Process, ready: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
+    def check() -> bool:
         if process.popen.poll() is not None:
             pytest.fail(f"{process.name} exited ({process.popen.returncode}):\n{process.tail()}")
-        if ready():
-            return
-        time.sleep(0.05)
-    pytest.fail(f"{process.name}: {what} not within {START_TIMEOUT}s:\n{process.tail()}")
+        return ready()
+
+    until(check, START_TIMEOUT, lambda: f"{process.name}: {what}\n{process.tail()}")
 
 
 def _http_ok(port: int, path: str, statuses: tuple[int, ...] = (200,)) -> Callable[[], bool]:
-    def check() -> bool:
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
-            try:
-                conn.request("GET", path)
-                return conn.getresponse().status in statuses
-            finally:
-                conn.close()
-        except OSError:
-            return False
-
-    return check
+    return lambda: answers(port, path, statuses)
 
 
 def _log_says(process: Process, text: str) -> Callable[[], bool]:
@@ -255,27 +217,16 @@ def start_stack(
     plugins_file = workdir / "plugins.json"
     plugin_entry = {"name": "event-recorder", "address": f"127.0.0.1:{ports['plugin']}"}
     plugins_file.write_text(json.dumps({"plugins": [{**plugin_entry, "enabled": True}]}))
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "APP_URL": base_url,
-        "STORAGE_PATH": str(workdir / "storage"),
+    services = {
         "GATEWAY_URL": f"http://127.0.0.1:{ports['gateway']}/",
         "EVENTS_SECRET": EVENTS_SECRET,
         "PLUGINS_FILE": str(plugins_file),
-        "URL_SIGNING_SECRET": URL_SIGNING_SECRET,
         "AUTO_MIGRATE": "false",
         "LOG_FORMAT": "text",
-        "LOG_LEVEL": "WARNING",
         "PYTHONUNBUFFERED": "1",
-        **(extra_env or {}),
     }
-    world_file = workdir / "world.json"
-    world_file.write_text(json.dumps(world))
-    loaded = subprocess.run(
-        [*forge, "load", str(world_file)], env=env, capture_output=True, text=True, timeout=60
-    )
-    assert loaded.returncode == 0, f"forge load failed:\n{loaded.stdout}\n{loaded.stderr}"
+    env = forge_env(database_url, base_url, workdir / "storage", {**services, **(extra_env or {})})
+    load_world(world, workdir, env)
 
     try:
         plugin = _start(

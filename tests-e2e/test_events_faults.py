@@ -13,11 +13,9 @@ N`, for a longer run.
 from __future__ import annotations
 
 import asyncio
-import http.client
 import itertools
 import json
 import os
-import secrets
 import signal
 import socket
 import subprocess
@@ -32,13 +30,16 @@ from typing import Any
 
 import asyncpg
 import pytest
+from forge_common.embedded_pg import free_port
+from forge_common.testing.loopback import answers, request
+from forge_common.testing.processes import forge_env, load_world
+from forge_common.testing.waiting import until
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = ROOT / "tests-e2e" / "events" / "recording_plugin.py"
 SECRET = "e2e-events-faults-secret"
-URL_SIGNING_SECRET = secrets.token_urlsafe(32)  # releases started alone refuses to start without
 BOB = {"Authorization": "token bob-faults-token", "Content-Type": "application/json"}
 ALICE = {"Authorization": "token alice-faults-token"}
 # At least this many events (two per release created); releases are created at up to RATE a
@@ -55,33 +56,6 @@ WORLD = {
     ],
     "repos": [{"owner": "bob", "name": "app"}],
 }
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def http_status(port: int, method: str, path: str, **kw: Any) -> tuple[int, bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        conn.request(method, path, **kw)
-        reply = conn.getresponse()
-        return reply.status, reply.read()
-    finally:
-        conn.close()
-
-
-def until(check: Callable[[], bool], within: float, what: str) -> float:
-    """Wait for `check`; the time it took. Fails after `within` seconds."""
-    began = time.monotonic()
-    while not check():
-        if time.monotonic() - began > within:
-            pytest.fail(f"{what}: not within {within} s")
-        time.sleep(0.05)
-    return time.monotonic() - began
 
 
 @dataclass
@@ -112,10 +86,7 @@ class Proc:
             pytest.fail(
                 f"{self.name} exited: {(self.logs / f'{self.name}.log').read_text()[-2000:]}"
             )
-        try:
-            return http_status(self.port, "GET", "/readyz")[0] == 200
-        except OSError:
-            return False
+        return answers(self.port, "/readyz", timeout=10)
 
 
 @dataclass
@@ -147,24 +118,12 @@ def system(e2e_database: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
         json.dumps({"plugins": [{"name": "recorder", "address": f"127.0.0.1:{plugin_port}"}]})
     )
     ports = {name: free_port() for name in ("releases", "orgs", "gateway-a", "gateway-b")}
-    env = {
-        **os.environ,
-        "DATABASE_URL": e2e_database,
-        "APP_URL": f"http://127.0.0.1:{ports['releases']}/",
-        "STORAGE_PATH": str(work / "storage"),
-        "EVENTS_SECRET": SECRET,
-        "PLUGINS_FILE": str(plugins_file),
-        "URL_SIGNING_SECRET": URL_SIGNING_SECRET,
-        "AUTO_MIGRATE": "false",
-        "LOG_FORMAT": "text",
-        "LOG_LEVEL": "WARNING",
-        "PYTHONUNBUFFERED": "1",
-    }
+    quiet = {"AUTO_MIGRATE": "false", "LOG_FORMAT": "text", "PYTHONUNBUFFERED": "1"}
+    services = {"EVENTS_SECRET": SECRET, "PLUGINS_FILE": str(plugins_file), **quiet}
+    releases_url = f"http://127.0.0.1:{ports['releases']}/"
+    env = forge_env(e2e_database, releases_url, work / "storage", services)
     forge = [sys.executable, "-m", "forge_common.cli"]
-    world = work / "world.json"
-    world.write_text(json.dumps(WORLD))
-    loaded = subprocess.run([*forge, "load", str(world)], env=env, capture_output=True, timeout=60)
-    assert loaded.returncode == 0, loaded.stderr
+    load_world(WORLD, work, env)
     received = work / "received.log"
     system = System(e2e_database, received)
     plugin_argv = [sys.executable, str(PLUGIN), "--address", f"127.0.0.1:{plugin_port}"]
@@ -208,9 +167,8 @@ class Emitter(threading.Thread):
             tag = f"v0.{n}.0"
             body = json.dumps({"tag_name": tag, "name": tag}).encode()
             try:
-                status, _ = http_status(
-                    self.port, "POST", "/api/v2/repos/bob/app/releases", body=body, headers=BOB
-                )
+                path = "/api/v2/repos/bob/app/releases"
+                status = request(self.port, "POST", path, BOB, body, timeout=10).status
             except OSError:
                 status = 0
             if status == 201:

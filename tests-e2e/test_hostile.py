@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from forge_common.embedded_pg import free_port
 from forge_common.relay import sign
+from forge_common.testing.loopback import raw, read_reply
 from forge_common.testing.processes import wait_until_ready
 
 if TYPE_CHECKING:
@@ -73,35 +74,6 @@ WORLD = {
 
 
 STACK_ENV = {"BODY_READ_TIMEOUT": str(BODY_DEADLINE)}  # the `stack` fixture (conftest.py)
-
-
-def raw(port: int, request: bytes, timeout: float = 15.0) -> tuple[int, dict[str, str], bytes]:
-    """Send bytes as they are; read the answer until the server closes or says its length."""
-    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
-        sock.sendall(request)
-        return read_reply(sock)
-
-
-def read_reply(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    lines = head.decode("latin-1").split("\r\n")
-    headers = {}
-    for line in lines[1:]:
-        name, _, value = line.partition(":")
-        headers[name.strip().lower()] = value.strip()
-    length = int(headers.get("content-length", "0") or 0)
-    while len(body) < length:
-        chunk = sock.recv(65536)
-        if not chunk:
-            break
-        body += chunk
-    return int(lines[0].split(" ")[1]), headers, body
 
 
 def log_text(stack: Stack) -> str:

@@ -11,13 +11,14 @@ import os
 import re
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from forge_common.embedded_pg import free_port
-from forge_common.testing.processes import start_forge_service, wait_until_ready
+from forge_common.testing.loopback import request
+from forge_common.testing.processes import load_world, start_forge_service, wait_until_ready
+from forge_common.testing.waiting import until
 from prometheus_client.parser import text_string_to_metric_families
 
 pytestmark = pytest.mark.e2e
@@ -46,28 +47,21 @@ def dashboard_metric_names() -> set[str]:
     return {name for expr in exprs for name in re.findall(r"\bforge_[a-z0-9_]+", expr)}
 
 
-def call(url: str, method: str = "GET", body: bytes | None = None) -> tuple[int, bytes]:
+def call(port: int, method: str, path: str, body: bytes | None = None) -> int:
     headers = {"Authorization": f"token {TOKEN}", "Content-Type": "application/json"}
-    request = urllib.request.Request(url, data=body, method=method, headers=headers)  # noqa: S310
-    try:
-        with urllib.request.urlopen(request, timeout=10) as reply:  # noqa: S310 (our own URL)
-            return reply.status, reply.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read()
+    return request(port, method, path, headers, body, timeout=10).status
 
 
-def anonymous(url: str) -> int:
-    with urllib.request.urlopen(url, timeout=10) as reply:  # noqa: S310 (our own URL)
-        reply.read()
-        return int(reply.status)
+def anonymous(port: int, path: str) -> int:
+    return request(port, "GET", path, timeout=10).status
 
 
-def scrape(url: str) -> Samples:
-    with urllib.request.urlopen(url + "metrics", timeout=10) as reply:  # noqa: S310
-        text = reply.read().decode()
+def scrape(port: int) -> Samples:
+    reply = request(port, "GET", "/metrics", timeout=10)
+    assert reply.status == 200, reply.body
     return {
         (s.name, frozenset(s.labels.items())): s.value
-        for family in text_string_to_metric_families(text)
+        for family in text_string_to_metric_families(reply.body.decode())
         for s in family.samples
     }
 
@@ -79,17 +73,8 @@ def value(samples: Samples, name: str, **labels: str) -> float:
 
 
 def test_one_process_exports_every_dashboard_metric(database_url: str, tmp_path: Path) -> None:
-    world = tmp_path / "world.json"
-    world.write_text(json.dumps(WORLD))
     env = {**os.environ, "DATABASE_URL": database_url, "STORAGE_PATH": str(tmp_path / "storage")}
-    loaded = subprocess.run(
-        [sys.executable, "-m", "forge_common.cli", "load", str(world)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert loaded.returncode == 0, loaded.stderr
+    load_world(WORLD, tmp_path, env)
     address = f"127.0.0.1:{free_port()}"
     plugins = tmp_path / "plugins.json"
     plugins.write_text(json.dumps({"plugins": [{"name": "event-recorder", "address": address}]}))
@@ -102,27 +87,25 @@ def test_one_process_exports_every_dashboard_metric(database_url: str, tmp_path:
     )
     try:
         asyncio.run(wait_until_ready(url + "readyz", exit_code=process.poll))
-        update = url + "api/v2/repos/acme/app/releases/update?version=0.9.0&platform=linux&arch=x64"
-        assert anonymous(update) == 204  # computed: no update for linux
-        assert anonymous(update) == 204  # prepared (or computed again while the cache is off)
-        assert anonymous(url + "acme/app/releases/download/v1.0.0/app.bin") == 200
-        status, _ = call(url + "api/v2/repos/acme/app/releases", "POST", b'{"tag_name": "v2.0.0"}')
+        port = urlsplit(url).port
+        assert port is not None
+        update = "/api/v2/repos/acme/app/releases/update?version=0.9.0&platform=linux&arch=x64"
+        assert anonymous(port, update) == 204  # computed: no update for linux
+        assert anonymous(port, update) == 204  # prepared (or computed again while the cache is off)
+        assert anonymous(port, "/acme/app/releases/download/v1.0.0/app.bin") == 200
+        status = call(port, "POST", "/api/v2/repos/acme/app/releases", b'{"tag_name": "v2.0.0"}')
         assert status == 201
 
         # the release's events reach the plugin: delivered attempts and a lag are recorded
-        deadline = time.monotonic() + 20
-        while True:
-            samples = scrape(url)
-            delivered = value(
-                samples,
-                "forge_delivery_attempts_total",
-                plugin="event-recorder",
-                outcome="delivered",
-            )
-            if delivered >= 1 or time.monotonic() > deadline:
-                break
-            time.sleep(0.2)
-        assert delivered >= 1
+        samples: Samples = {}
+
+        def delivered() -> float:
+            nonlocal samples
+            samples = scrape(port)
+            attempts = "forge_delivery_attempts_total"
+            return value(samples, attempts, plugin="event-recorder", outcome="delivered")
+
+        until(lambda: delivered() >= 1, 20, "a delivered attempt in /metrics", interval=0.2)
         assert value(samples, "forge_delivery_lag_seconds_count", plugin="event-recorder") >= 1
         assert value(samples, "forge_relay_events_sent_total") >= 1
         assert value(samples, "forge_plugin_state", plugin="event-recorder", state="ready") == 1

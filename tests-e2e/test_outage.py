@@ -6,13 +6,13 @@ restarted."""
 
 from __future__ import annotations
 
-import http.client
 import threading
 import time
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from forge_common.embedded_pg import EmbeddedPostgres, find_bindir
+from forge_common.testing.loopback import request
 
 if TYPE_CHECKING:
     from conftest import Stack
@@ -39,12 +39,9 @@ def _load(stack: Stack, stop: threading.Event, results: list[tuple[float, int, A
         n += 1
         started = time.monotonic()
         try:
-            conn = http.client.HTTPConnection("127.0.0.1", stack.nginx_port, timeout=10)
-            conn.request("GET", paths[n % 2], headers=headers if n % 3 else {})
-            reply = conn.getresponse()
-            reply.read()
-            results.append((started, reply.status, reply.getheader("Retry-After")))
-            conn.close()
+            path = paths[n % 2]
+            reply = request(stack.nginx_port, "GET", path, headers if n % 3 else {}, timeout=10)
+            results.append((started, reply.status, reply.headers.get("Retry-After")))
         except OSError as exc:
             results.append((started, 0, repr(exc)))
 

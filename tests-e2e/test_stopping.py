@@ -7,18 +7,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import signal
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import asyncpg
 import pytest
-from forge_common.testing.processes import start_forge_service, wait_until_ready
+from forge_common.testing.processes import load_world, start_forge_service, wait_until_ready
+from forge_common.testing.waiting import until
 
 pytestmark = pytest.mark.e2e
 
@@ -62,6 +60,14 @@ def _read_all(sock: socket.socket, *, pause: float = 0.0) -> bytes:
     return data
 
 
+def _refused(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return False
+    except ConnectionRefusedError:
+        return True
+
+
 def test_sigterm_finishes_requests_in_flight_then_exits_0(database_url, tmp_path):
     with contextlib.ExitStack() as sockets:
         _stop_with_requests_in_flight(database_url, tmp_path, sockets)
@@ -87,17 +93,7 @@ def _stop_with_requests_in_flight(
     database_url: str, tmp_path: Path, sockets: contextlib.ExitStack
 ) -> None:
     storage = tmp_path / "storage"
-    world = tmp_path / "world.json"
-    world.write_text(json.dumps(WORLD))
-    env = {"DATABASE_URL": database_url, "STORAGE_PATH": str(storage)}
-    loaded = subprocess.run(
-        [sys.executable, "-m", "forge_common.cli", "load", str(world)],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert loaded.returncode == 0, loaded.stderr
+    load_world(WORLD, tmp_path, {"DATABASE_URL": database_url, "STORAGE_PATH": str(storage)})
     process, url = start_forge_service("releases", database_url, storage)
     try:
         asyncio.run(wait_until_ready(url + "readyz", exit_code=process.poll))
@@ -124,15 +120,7 @@ def _stop_with_requests_in_flight(
         time.sleep(0.3)  # the request has reached its handler
 
         process.send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + 5
-        while True:  # the listening socket closes at once
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    pass
-            except ConnectionRefusedError:
-                break
-            assert time.monotonic() < deadline, "still accepting connections after SIGTERM"
-            time.sleep(0.05)
+        until(lambda: _refused(port), 5, "the listening socket closed after SIGTERM")
 
         upload.sendall(body[5:])
         created_head, created_body = _read_head(upload)

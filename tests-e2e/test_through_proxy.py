@@ -11,12 +11,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import time
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from forge_common.testing.waiting import until
 
 if TYPE_CHECKING:
     from conftest import Stack  # tests-e2e/conftest.py: the `stack` fixture's type
@@ -352,13 +352,13 @@ def test_published_release_reaches_the_plugin_through_relay_and_gateway(stack: S
         json.dumps({"tag_name": "v3.0.0", "name": "3.0.0", "body": "events"}).encode(),
     )
     assert created.status == 201, created.body
-    deadline = time.monotonic() + 15
     seen: list[object] = []
-    while time.monotonic() < deadline:
+
+    def reached() -> bool:
+        nonlocal seen
         reply = stack.get("/api/v1/plugins/event-recorder/events?type=release.published", ALICE)
         assert reply.status == 200, reply.body
         seen = [e["payload"].get("tag") for e in reply.json() if isinstance(e["payload"], dict)]
-        if "v3.0.0" in seen:
-            return
-        time.sleep(0.1)
-    pytest.fail(f"release.published for v3.0.0 never reached the plugin; saw tags {seen}")
+        return "v3.0.0" in seen
+
+    until(reached, 15, lambda: f"release.published for v3.0.0 in the plugin (saw tags {seen})", 0.1)

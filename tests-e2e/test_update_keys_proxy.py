@@ -6,12 +6,12 @@ the signature appears in nginx's access log or the services' logs."""
 from __future__ import annotations
 
 import json
-import socket
-import time
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
+from forge_common.testing.loopback import raw
+from forge_common.testing.waiting import until
 
 if TYPE_CHECKING:
     from conftest import Stack  # tests-e2e/conftest.py: the `stack` fixture's type
@@ -42,13 +42,8 @@ CHECK = "/api/v2/repos/carol/secret-app/releases/update?version=0.9.0&platform=d
 
 def _bare_get(port: int, target: str) -> tuple[int, bytes]:
     """GET with nothing but the request line (HTTP/1.0 needs no Host): no header at all."""
-    with socket.create_connection(("127.0.0.1", port), timeout=15) as sock:
-        sock.sendall(f"GET {target} HTTP/1.0\r\n\r\n".encode())
-        reply = b""
-        while chunk := sock.recv(65536):
-            reply += chunk
-    head, _, body = reply.partition(b"\r\n\r\n")
-    return int(head.split(b" ", 2)[1]), body
+    status, _, body = raw(port, f"GET {target} HTTP/1.0\r\n\r\n".encode())
+    return status, body
 
 
 def test_update_key_through_the_proxy_and_never_logged(stack: Stack) -> None:
@@ -68,12 +63,11 @@ def test_update_key_through_the_proxy_and_never_logged(stack: Stack) -> None:
     assert (status, body) == (200, CONTENT.encode())
     assert _bare_get(stack.nginx_port, f"{CHECK}&key=forge_uk_not-a-key")[0] == 404
 
-    nginx = stack.processes[-1]
-    assert nginx.access_log is not None
-    deadline = time.monotonic() + 10  # the access log is flushed every second
-    while (text := nginx.access_log.read_text()).count("?[redacted]") < 3:
-        assert time.monotonic() < deadline, text
-        time.sleep(0.2)
+    access_log = stack.processes[-1].access_log  # nginx's
+    assert access_log is not None
+    # the access log is flushed every second
+    until(lambda: access_log.read_text().count("?[redacted]") >= 3, 10, access_log.read_text, 0.2)
+    text = access_log.read_text()
     assert "GET /carol/secret-app/releases/download/v1.0.0/App-1.0.0-arm64.zip?[redacted]" in text
     assert "GET /api/v2/repos/carol/secret-app/releases/update?version=0.9.0" in text  # no key
     logs = [text, *(p.log.read_text(errors="replace") for p in stack.processes)]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import socket
 import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -17,6 +16,7 @@ import pytest
 from aiohttp.test_utils import TestServer
 from forge_common.app import create_app
 from forge_common.config import Settings
+from forge_common.embedded_pg import free_port
 from forge_common.keys import NOTIFICATIONS
 from forge_common.notifications import APPLICATION_NAME, NotificationOptions, Notifications
 from forge_common.testing.waiting import eventually
@@ -157,13 +157,6 @@ async def test_an_unanswered_probe_turns_listening_off_until_a_new_connection_an
         assert heard.states == [True, False, True]
         assert notifications.server_pid != pid  # the deaf connection was replaced
         assert await sessions(db) == 1
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 async def test_an_unreachable_database_is_retried_with_backoff_and_stop_is_prompt(

@@ -11,7 +11,6 @@ import asyncio
 import dataclasses
 import faulthandler
 import json
-import socket
 from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 
 import grpc
 import pytest
+from forge_common.embedded_pg import free_port
 from forge_common.testing.plugin import SharedWorld, WorldDatabases
 from forge_common.testing.waiting import eventually
 from forge_gateway.app import create_app
@@ -237,14 +237,6 @@ def watchdog() -> Iterator[None]:
     faulthandler.dump_traceback_later(WATCHDOG_SECONDS, exit=True)
     yield
     faulthandler.cancel_dump_traceback_later()
-
-
-def free_port() -> int:
-    """A port nothing listens on right now (for a plugin that is down at start)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @pytest.fixture

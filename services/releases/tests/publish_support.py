@@ -1,7 +1,11 @@
-"""Helpers of the publishing tests: a world with every kind of caller, and outbox/storage probes."""
+"""Helpers of the publishing tests: a world with every kind of caller, outbox/storage probes, and
+the `forge release` client run as a process."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +19,7 @@ TOKENS = {
     "orgwriter": "orgwriter-token",
 }
 API = "/api/v2/repos/{}/releases"
+FORGE = str(Path(sys.executable).parent / "forge")
 
 
 def publish_world() -> dict[str, Any]:
@@ -84,3 +89,24 @@ async def outbox(db: Any) -> list[dict[str, Any]]:
 def stored_files(storage: Path) -> list[Path]:
     """Files in storage, including unfinished uploads."""
     return sorted(p for p in storage.rglob("*") if p.is_file()) if storage.exists() else []
+
+
+async def forge_release(*args: str | Path, url: str, token: str | None) -> tuple[int, str, str]:
+    """Run `forge release ARGS...` as a publisher's machine does, against `url` with `token` as
+    FORGE_TOKEN (None: unset) and no other FORGE_ variable: (exit status, stdout, stderr)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FORGE_")}
+    env["FORGE_URL"] = url
+    if token is not None:
+        env["FORGE_TOKEN"] = token
+    proc = await asyncio.create_subprocess_exec(
+        FORGE,
+        "release",
+        *map(str, args),
+        env=env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()

@@ -3,10 +3,7 @@ running releases server; the key it prints opens the private repository's update
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +14,8 @@ from forge_common.config import Settings
 from forge_releases.app import create_app
 
 from .minisign_support import Signer
+from .publish_support import forge_release
 from .support import TOKENS, one_repo, rel
-
-FORGE = str(Path(sys.executable).parent / "forge")
 
 
 @pytest.fixture
@@ -35,21 +31,7 @@ async def server(settings: Settings, aiohttp_server: Any, load: Any) -> TestServ
 async def keys(
     *args: str, url: str, token: str = TOKENS["owner"], command: str = "keys"
 ) -> tuple[int, str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FORGE_")}
-    env.update(FORGE_URL=url, FORGE_TOKEN=token)
-    proc = await asyncio.create_subprocess_exec(
-        FORGE,
-        "release",
-        command,
-        *args,
-        env=env,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(proc.communicate(), 60)
-    assert proc.returncode is not None
-    return proc.returncode, out.decode(), err.decode()
+    return await forge_release(command, *args, url=url, token=token)
 
 
 async def test_create_list_revoke(server: TestServer, db: Any) -> None:

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import os
-import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -28,9 +26,7 @@ from forge_common.embedded_pg import free_port
 from forge_common.service import installed_services
 from forge_releases.app import create_app
 
-from .publish_support import TOKENS, api, outbox, publish_world
-
-FORGE = str(Path(sys.executable).parent / "forge")
+from .publish_support import TOKENS, api, forge_release, outbox, publish_world
 
 
 @pytest.fixture
@@ -42,22 +38,7 @@ async def server(settings: Settings, aiohttp_server: Any, load: Any) -> TestServ
 
 async def forge(*args: str | Path, url: str, token: str | None = TOKENS["writer"]) -> Any:
     """Run `forge release publish ...`: (exit status, stdout, stderr)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("FORGE_")}
-    env["FORGE_URL"] = url
-    if token is not None:
-        env["FORGE_TOKEN"] = token
-    proc = await asyncio.create_subprocess_exec(
-        FORGE,
-        "release",
-        "publish",
-        *map(str, args),
-        env=env,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(proc.communicate(), 60)
-    return proc.returncode, out.decode(), err.decode()
+    return await forge_release("publish", *args, url=url, token=token)
 
 
 def write(path: Path, size: int, seed: bytes) -> Path:

@@ -6,16 +6,14 @@ application serves and that every response the tests receive matches its schema.
 
 from __future__ import annotations
 
-from typing import Any
-
 from aiohttp import web
 from forge_common import openapi
 from forge_common.auth import viewer_of
+from forge_common.openapi import JSON, error_responses, object_schema, ref
 
 from .caching import cached_json
 from .payloads import MAX_GROUP_NAME
 
-JSON = dict[str, Any]
 _INT32 = {"type": "integer", "minimum": -(2**31), "maximum": 2**31 - 1}
 _INT64 = {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}
 _STR = {"type": "string"}
@@ -32,24 +30,11 @@ _GROUP_NAME = {
 }
 
 
-def _ref(name: str) -> JSON:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def _object(props: JSON, *, optional: tuple[str, ...] = ()) -> JSON:
-    return {
-        "type": "object",
-        "properties": props,
-        "required": [k for k in props if k not in optional],
-        "additionalProperties": False,
-    }
-
-
 SCHEMAS: JSON = {
-    "User": _object(
+    "User": object_schema(
         {"id": _INT64, "login": _STR, "full_name": _STR, "avatar_url": _STR, "html_url": _STR}
     ),
-    "Organization": _object(
+    "Organization": object_schema(
         {
             "id": _INT64,
             "name": _STR,
@@ -61,11 +46,11 @@ SCHEMAS: JSON = {
             "visibility": {"enum": ["public", "limited", "private"]},
         }
     ),
-    "Permission": _object({"admin": _BOOL, "push": _BOOL, "pull": _BOOL}),
-    "Repository": _object(
+    "Permission": object_schema({"admin": _BOOL, "push": _BOOL, "pull": _BOOL}),
+    "Repository": object_schema(
         {
             "id": _INT64,
-            "owner": _ref("User"),
+            "owner": ref("User"),
             "name": _STR,
             "full_name": _STR,
             "description": _STR,
@@ -75,28 +60,28 @@ SCHEMAS: JSON = {
             "created_at": _TIME,
             "updated_at": _TIME,
             "permissions": {
-                **_ref("Permission"),
+                **ref("Permission"),
                 "description": "Always as if the viewer had read permission: "
                 "admin false, push false, pull true.",
             },
         }
     ),
-    "OrgPinnedGroup": _object(
+    "OrgPinnedGroup": object_schema(
         {"id": _INT64, "name": _STR, "display_order": _INT32, "collapsed": _BOOL}
     ),
-    "OrgPinnedRepo": _object(
+    "OrgPinnedRepo": object_schema(
         {
             "id": _INT64,
             "repo_id": _INT64,
             "group_id": {**_INT64, "description": "0 means no group"},
             "display_order": _INT32,
-            "repo": _ref("Repository"),
-            "group": {**_ref("OrgPinnedGroup"), "description": "present only in a group"},
+            "repo": ref("Repository"),
+            "group": {**ref("OrgPinnedGroup"), "description": "present only in a group"},
         },
         optional=("group",),
     ),
-    "OrgPublicMember": _object({"user": _ref("User"), "role": {"enum": ["owner", "member"]}}),
-    "OrgStats": _object(
+    "OrgPublicMember": object_schema({"user": ref("User"), "role": {"enum": ["owner", "member"]}}),
+    "OrgStats": object_schema(
         {
             "member_count": {
                 **_INT64,
@@ -107,21 +92,21 @@ SCHEMAS: JSON = {
             "team_count": {**_INT64, "description": "0 for non-members"},
         }
     ),
-    "OrgOverview": _object(
+    "OrgOverview": object_schema(
         {
-            "organization": _ref("Organization"),
-            "pinned_repos": {"type": "array", "items": _ref("OrgPinnedRepo")},
-            "pinned_groups": {"type": "array", "items": _ref("OrgPinnedGroup")},
+            "organization": ref("Organization"),
+            "pinned_repos": {"type": "array", "items": ref("OrgPinnedRepo")},
+            "pinned_groups": {"type": "array", "items": ref("OrgPinnedGroup")},
             "public_members": {
                 "type": "array",
-                "items": _ref("OrgPublicMember"),
+                "items": ref("OrgPublicMember"),
                 "maxItems": 12,
             },
             "total_members": {**_INT64, "description": "number of public members"},
-            "stats": _ref("OrgStats"),
+            "stats": ref("OrgStats"),
         }
     ),
-    "Error": _object(
+    "Error": object_schema(
         {"message": _STR, "errors": {"type": "array", "items": _STR}}, optional=("errors",)
     ),
     "AddOrgPinnedRepoOption": {
@@ -191,15 +176,6 @@ _CACHE_HEADERS = {
 }
 
 
-def _error(status: str) -> JSON:
-    if status == "304":
-        return {"description": _ERRORS[status], "headers": _CACHE_HEADERS}
-    return {
-        "description": _ERRORS[status],
-        "content": {"application/json": {"schema": _ref("Error")}},
-    }
-
-
 def _op(
     summary: str,
     success: str,
@@ -218,13 +194,13 @@ def _op(
         "summary": summary,
         "responses": {
             success: ok,
-            **{s: _error(s) for s in sorted({*errors.split(), *_REQUEST.split()})},
+            **error_responses([*errors.split(), *_REQUEST.split()], _ERRORS, _CACHE_HEADERS),
         },
     }
     if body is not None:
         op["requestBody"] = {
             "required": True,
-            "content": {"application/json": {"schema": _ref(body)}},
+            "content": {"application/json": {"schema": ref(body)}},
         }
     return op
 
@@ -238,9 +214,9 @@ def _params(*names: str) -> list[JSON]:
 
 _READ = "304 401 404"
 _WRITE = "400 401 403 404 413 422"
-_LIST_PINS = {"type": "array", "items": _ref("OrgPinnedRepo")}
-_LIST_GROUPS = {"type": "array", "items": _ref("OrgPinnedGroup")}
-_LIST_MEMBERS = {"type": "array", "items": _ref("OrgPublicMember")}
+_LIST_PINS = {"type": "array", "items": ref("OrgPinnedRepo")}
+_LIST_GROUPS = {"type": "array", "items": ref("OrgPinnedGroup")}
+_LIST_MEMBERS = {"type": "array", "items": ref("OrgPublicMember")}
 
 PATHS: JSON = {
     "/openapi.json": {
@@ -256,7 +232,7 @@ PATHS: JSON = {
         "parameters": _params("org"),
         "get": _op("List pinned repositories", "200", _LIST_PINS, _READ, headers=_CACHE_HEADERS),
         "post": _op(
-            "Pin a repository", "201", _ref("OrgPinnedRepo"), _WRITE, body="AddOrgPinnedRepoOption"
+            "Pin a repository", "201", ref("OrgPinnedRepo"), _WRITE, body="AddOrgPinnedRepoOption"
         ),
     },
     "/orgs/{org}/pinned/{repo}": {
@@ -275,7 +251,7 @@ PATHS: JSON = {
         "post": _op(
             "Create a pinned group",
             "201",
-            _ref("OrgPinnedGroup"),
+            ref("OrgPinnedGroup"),
             _WRITE,
             body="CreateOrgPinnedGroupOption",
         ),
@@ -285,7 +261,7 @@ PATHS: JSON = {
         "put": _op(
             "Update a pinned group",
             "200",
-            _ref("OrgPinnedGroup"),
+            ref("OrgPinnedGroup"),
             _WRITE,
             body="UpdateOrgPinnedGroupOption",
         ),
@@ -294,7 +270,7 @@ PATHS: JSON = {
     "/orgs/{org}/overview": {
         "parameters": _params("org"),
         "get": _op(
-            "Organization overview", "200", _ref("OrgOverview"), _READ, headers=_CACHE_HEADERS
+            "Organization overview", "200", ref("OrgOverview"), _READ, headers=_CACHE_HEADERS
         ),
     },
     "/orgs/{org}/public_members/roles": {

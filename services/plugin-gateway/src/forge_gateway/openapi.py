@@ -10,16 +10,21 @@ application serves and that the responses they receive match it.
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import json
 from typing import Any
 
-from aiohttp import web
 from forge_common import openapi
-from forge_common.conditional import none_match, not_modified, quoted
+from forge_common.conditional import quoted
+from forge_common.openapi import (
+    JSON,
+    document_handler,
+    error_responses,
+    json_content,
+    object_schema,
+    path_param,
+    ref,
+)
 
-JSON = dict[str, Any]
 DOCUMENT_PATH = "/api/v1/plugins/openapi.json"
 ADMIN = "/api/v1/admin/plugins"
 # Every method an aiohttp "*" route answers, as OpenAPI names them: the plugin route's.
@@ -34,21 +39,8 @@ _NULL_TIME = {**_TIME, "type": ["string", "null"]}
 _CACHE_HEADERS = {"ETag": {"schema": _STR}, "Cache-Control": {"schema": _STR}}
 
 
-def _ref(name: str) -> JSON:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def _object(props: JSON) -> JSON:
-    return {
-        "type": "object",
-        "properties": props,
-        "required": list(props),
-        "additionalProperties": False,
-    }
-
-
 SCHEMAS: JSON = {
-    "Manifest": _object(
+    "Manifest": object_schema(
         {
             "name": _STR,
             "version": _STR,
@@ -56,13 +48,13 @@ SCHEMAS: JSON = {
             "subscribed_events": {"type": "array", "items": _STR},
             "routes": {
                 "type": "array",
-                "items": _object({"method": _STR, "path": _STR, "description": _STR}),
+                "items": object_schema({"method": _STR, "path": _STR, "description": _STR}),
             },
             "required_permissions": {"type": "array", "items": _STR},
             "license_tier": _STR,
         }
     ),
-    "Health": _object(
+    "Health": object_schema(
         {
             "healthy": _BOOL,
             "status": _STR,
@@ -72,7 +64,7 @@ SCHEMAS: JSON = {
             "latency_ms": {"type": "number", "minimum": 0},
         }
     ),
-    "Breaker": _object(
+    "Breaker": object_schema(
         {
             "state": {"enum": ["closed", "open", "half_open"]},
             "recent_calls": {**_INT, "minimum": 0},
@@ -83,7 +75,7 @@ SCHEMAS: JSON = {
             "reason": _NULL_STR,
         }
     ),
-    "Plugin": _object(
+    "Plugin": object_schema(
         {
             "name": _STR,
             "address": _STR,
@@ -106,11 +98,11 @@ SCHEMAS: JSON = {
             "negotiated_protocol_version": {"type": ["integer", "null"]},
             "initialized_at": _NULL_TIME,
             "initialize_count": {**_INT, "minimum": 0},
-            "manifest": {"oneOf": [_ref("Manifest"), {"type": "null"}]},
-            "health": {"oneOf": [_ref("Health"), {"type": "null"}]},
-            "breaker": _ref("Breaker"),
+            "manifest": {"oneOf": [ref("Manifest"), {"type": "null"}]},
+            "health": {"oneOf": [ref("Health"), {"type": "null"}]},
+            "breaker": ref("Breaker"),
             "config_keys": {"type": "array", "items": _STR},
-            "timeouts": _object(
+            "timeouts": object_schema(
                 {
                     rpc: {"type": "number", "exclusiveMinimum": 0}
                     for rpc in (
@@ -123,12 +115,12 @@ SCHEMAS: JSON = {
                     )
                 }
             ),
-            "deliveries": _object(
+            "deliveries": object_schema(
                 {"pending": {**_INT, "minimum": 0}, "dead": {**_INT, "minimum": 0}}
             ),
         }
     ),
-    "Delivery": _object(
+    "Delivery": object_schema(
         {
             "id": {**_INT, "minimum": 1},
             "event_id": {"type": "string", "format": "uuid"},
@@ -141,7 +133,7 @@ SCHEMAS: JSON = {
             "finished_at": _NULL_TIME,
         }
     ),
-    "Attempt": _object(
+    "Attempt": object_schema(
         {
             "attempt": {**_INT, "minimum": 1},
             "started_at": _TIME,
@@ -150,7 +142,7 @@ SCHEMAS: JSON = {
             "error": _NULL_STR,
         }
     ),
-    "Redelivered": _object({"redelivered": {**_INT, "minimum": 0}}),
+    "Redelivered": object_schema({"redelivered": {**_INT, "minimum": 0}}),
     "Error": {
         "type": "object",
         "properties": {"message": _STR, "errors": {"type": "array", "items": _STR}},
@@ -162,7 +154,7 @@ SCHEMAS["DeliveryWithAttempts"] = {
     **SCHEMAS["Delivery"],
     "properties": {
         **SCHEMAS["Delivery"]["properties"],
-        "attempt_log": {"type": "array", "items": _ref("Attempt")},
+        "attempt_log": {"type": "array", "items": ref("Attempt")},
     },
     "required": [*SCHEMAS["Delivery"]["required"], "attempt_log"],
 }
@@ -181,34 +173,21 @@ _REQUEST = "400 401 408 413"
 _ADMIN = "401 403 404"
 
 
-def _error(status: str) -> JSON:
-    if status == "304":
-        return {"description": _ERRORS[status], "headers": _CACHE_HEADERS}
-    return {
-        "description": _ERRORS[status],
-        "content": {"application/json": {"schema": _ref("Error")}},
-    }
-
-
 def _op(op_id: str, summary: str, success: str, schema: JSON, errors: str, **extra: Any) -> JSON:
+    statuses = [*errors.split(), *_REQUEST.split()]
     return {
         "operationId": op_id,
         "summary": summary,
         "responses": {
-            success: {"description": summary, "content": {"application/json": {"schema": schema}}},
-            **{s: _error(s) for s in sorted({*errors.split(), *_REQUEST.split()})},
+            success: json_content(summary, schema),
+            **error_responses(statuses, _ERRORS, _CACHE_HEADERS),
         },
         **extra,
     }
 
 
-def _path(name: str, schema: JSON | None = None, description: str = "") -> JSON:
-    param: JSON = {"name": name, "in": "path", "required": True, "schema": schema or _STR}
-    return {**param, "description": description} if description else param
-
-
-_PLUGIN = _path("plugin", description="the plugin's name from the plugins file")
-_DELIVERY = _path(
+_PLUGIN = path_param("plugin", description="the plugin's name from the plugins file")
+_DELIVERY = path_param(
     "id", {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}, "a delivery id (else 404)"
 )
 _ADMIN_ONLY = {"security": [{"token": []}], "tags": ["admin"]}
@@ -219,7 +198,7 @@ _PROXIED = {
     "tags": ["plugins"],
     "parameters": [
         _PLUGIN,
-        _path("path", description="a path the plugin's manifest declares (may hold `/`)"),
+        path_param("path", description="a path the plugin's manifest declares (may hold `/`)"),
     ],
     "responses": {
         "default": {
@@ -248,7 +227,7 @@ PATHS: JSON = {
             "listPlugins",
             "Every configured plugin's state (site administrators)",
             "200",
-            {"type": "array", "items": _ref("Plugin")},
+            {"type": "array", "items": ref("Plugin")},
             "401 403",
             **_ADMIN_ONLY,
         )
@@ -258,7 +237,7 @@ PATHS: JSON = {
             "listDeliveries",
             "A plugin's deliveries, newest first",
             "200",
-            {"type": "array", "items": _ref("Delivery")},
+            {"type": "array", "items": ref("Delivery")},
             _ADMIN,
             parameters=[
                 _PLUGIN,
@@ -288,7 +267,7 @@ PATHS: JSON = {
             "getDelivery",
             "One delivery and every attempt made, oldest first",
             "200",
-            _ref("DeliveryWithAttempts"),
+            ref("DeliveryWithAttempts"),
             _ADMIN,
             parameters=[_PLUGIN, _DELIVERY],
             **_ADMIN_ONLY,
@@ -299,7 +278,7 @@ PATHS: JSON = {
             "redeliverDead",
             "Every dead letter of the plugin again",
             "202",
-            _ref("Redelivered"),
+            ref("Redelivered"),
             _ADMIN,
             parameters=[_PLUGIN],
             **_ADMIN_ONLY,
@@ -310,7 +289,7 @@ PATHS: JSON = {
             "redeliverOne",
             "One finished delivery again (404 when there is none)",
             "202",
-            _ref("Redelivered"),
+            ref("Redelivered"),
             _ADMIN,
             parameters=[_PLUGIN, _DELIVERY],
             **_ADMIN_ONLY,
@@ -338,20 +317,9 @@ def document() -> JSON:
     )
 
 
-@functools.cache
-def _rendered() -> tuple[bytes, str]:
-    body = (json.dumps(document(), indent=2) + "\n").encode()
-    return body, quoted(hashlib.sha256(body).hexdigest()[:40])
+def _etag_of(body: bytes) -> str:
+    return quoted(hashlib.sha256(body).hexdigest()[:40])
 
 
-_PUBLIC = {"Cache-Control": "public, no-cache"}
-
-
-async def serve(request: web.Request) -> web.Response:
-    """GET /api/v1/plugins/openapi.json, with an ETag (304 on a matching If-None-Match)."""
-    body, etag = _rendered()
-    if none_match(request, etag):
-        return not_modified(etag, _PUBLIC)
-    return web.Response(
-        body=body, headers={**_PUBLIC, "ETag": etag}, content_type="application/json"
-    )
+# GET /api/v1/plugins/openapi.json, with an ETag (304 on a matching If-None-Match).
+serve = document_handler(document, _etag_of)

@@ -4,17 +4,13 @@ Data anyone may read is `public`; anything that depends on who asks (a private r
 shown to an admin) is `private` with `Vary: Authorization`, so a shared cache never hands one
 caller's answer to another. `no-cache` makes caches revalidate (cheap with the ETag), so a new
 release is seen at once: stale update caches are what users of other servers complain about.
-
-`If-None-Match` and the 304 are `forge_common.conditional`'s (re-exported for the OpenAPI handler).
 """
 
 from __future__ import annotations
 
 import hashlib
 
-from forge_common.conditional import none_match, not_modified, quoted
-
-__all__ = ["PRIVATE", "PUBLIC", "cache_headers", "etag_of", "none_match", "not_modified"]
+from forge_common.conditional import quoted
 
 PUBLIC = {"Cache-Control": "public, no-cache"}
 PRIVATE = {"Cache-Control": "private, no-cache", "Vary": "Authorization"}

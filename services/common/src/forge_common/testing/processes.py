@@ -3,16 +3,52 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import secrets
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 
 from ..embedded_pg import free_port
+
+
+def forge_env(
+    database_url: str, app_url: str, storage: Path, extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The environment of a `forge` process a test starts: this one's, plus what a service needs
+    to start (fresh secrets) and quiet logs; `extra` adds to it or overrides it."""
+    return {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "APP_URL": app_url,
+        "STORAGE_PATH": str(storage),
+        "LOG_LEVEL": "WARNING",
+        "URL_SIGNING_SECRET": secrets.token_urlsafe(32),  # releases refuses to start without
+        # a service started alone refuses to start without one (docs/cli-and-world.md)
+        "EVENTS_SECRET": secrets.token_urlsafe(16),
+        **(extra or {}),
+    }
+
+
+def load_world(world: Mapping[str, Any], folder: Path, env: Mapping[str, str]) -> None:
+    """`forge load` of `world` (written to `folder`/world.json) as a process with `env` added to
+    this one's (DATABASE_URL, and STORAGE_PATH for assets with content); fails when it does."""
+    path = folder / "world.json"
+    path.write_text(json.dumps(world))
+    loaded = subprocess.run(
+        [sys.executable, "-m", "forge_common.cli", "load", str(path)],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if loaded.returncode != 0:
+        raise AssertionError(f"forge load failed:\n{loaded.stdout}\n{loaded.stderr}")
 
 
 def start_forge_service(
@@ -22,17 +58,7 @@ def start_forge_service(
     URL (which is also its APP_URL). Wait for it with `wait_until_ready(url + "readyz")`."""
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "APP_URL": url,
-        "STORAGE_PATH": str(storage),
-        "LOG_LEVEL": "WARNING",
-        "URL_SIGNING_SECRET": secrets.token_urlsafe(32),  # releases refuses to start without
-        # a service started alone refuses to start without one (docs/cli-and-world.md)
-        "EVENTS_SECRET": secrets.token_urlsafe(16),
-        **(extra_env or {}),
-    }
+    env = forge_env(database_url, url, storage, extra_env)
     forge = Path(sys.executable).parent / "forge"
     command = [
         str(forge),

@@ -7,14 +7,13 @@ handlers they describe, from the version-2 document's parts and schemas:
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from forge_common import openapi
+from forge_common.openapi import document_handler, error, json_content, path_param, query_param, ref
 
-from ..openapi.handler import document_handler
+from ..httpcache import etag_of
 from ..openapi.parts import (
     AUTH_NOTE,
     DOWNLOAD_RESPONSES,
@@ -24,9 +23,7 @@ from ..openapi.parts import (
     POSITIVE_ID,
     REPO,
     TIME,
-    json_content,
-    path,
-    query,
+    document_path,
 )
 from ..openapi.publish_paths import RELEASE_OPTION
 from ..openapi.schemas import SCHEMAS
@@ -40,31 +37,23 @@ ATOM = "/{owner}/{repo}/releases.atom"
 _URI = {"type": "string", "format": "uri"}
 
 
-def _ref(name: str) -> dict[str, Any]:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def _error(description: str) -> dict[str, Any]:
-    return json_content(description, _ref("Error"))
-
-
 # What the middleware answers on any route (docs/http.md "Errors"), in the version-1 body.
 _REQUEST_ERRORS = {
-    "400": _error("the request body was cut short, or a malformed JSON or multipart body"),
-    "401": _error("a private repository and nobody signed in, or an unknown token"),
-    "408": _error("the request body did not arrive in time"),
-    "413": _error("the request body is over the limit"),
+    "400": error("the request body was cut short, or a malformed JSON or multipart body"),
+    "401": error("a private repository and nobody signed in, or an unknown token"),
+    "408": error("the request body did not arrive in time"),
+    "413": error("the request body is over the limit"),
 }
-_READ_ERRORS = {"404": _error("no such repository, release or asset (or not visible)")}
+_READ_ERRORS = {"404": error("no such repository, release or asset (or not visible)")}
 _WRITE_ERRORS = {
-    "403": _error("no write access (admin to delete a release), or the repository is archived"),
+    "403": error("no write access (admin to delete a release), or the repository is archived"),
     "404": _READ_ERRORS["404"],
-    "409": _error("the tag or asset name is taken"),
-    "422": _error("a field is missing or invalid (named in the message)"),
+    "409": error("the tag or asset name is taken"),
+    "422": error("a field is missing or invalid (named in the message)"),
 }
-_RELEASE_ID = path("release_id", POSITIVE_ID)
-_ASSET_ID = path("asset_id", POSITIVE_ID)
-_TAG = path("tag")
+_RELEASE_ID = path_param("release_id", POSITIVE_ID)
+_ASSET_ID = path_param("asset_id", POSITIVE_ID)
+_TAG = path_param("tag")
 _LIST_HEADERS = {
     "X-Total-Count": {"schema": {"type": "integer"}},
     "Link": {"schema": {"type": "string"}},
@@ -100,25 +89,7 @@ _CREATE_SCHEMA = {**RELEASE_OPTION, "required": ["tag_name"]}
 _CREATE_BODY = {"required": True, "content": {"application/json": {"schema": _CREATE_SCHEMA}}}
 _CREATED = {"Location": {"schema": {"type": "string"}}}
 _NO_CONTENT = {"204": {"description": "Deleted"}}
-_NAME = query("name", {"type": "string"}, "the asset's file name (else the form's file name)")
-
-
-def _document_path(doc: str, op_id: str) -> dict[str, Any]:
-    schema = {"type": "object", "required": ["openapi"]}
-    return {
-        doc: {
-            "get": {
-                "operationId": op_id,
-                "summary": "This document",
-                "tags": ["meta"],
-                "responses": {
-                    "200": json_content("OpenAPI 3.1 document", schema),
-                    "304": NOT_MODIFIED,
-                    **_REQUEST_ERRORS,
-                },
-            }
-        }
-    }
+_NAME = query_param("name", {"type": "string"}, "the asset's file name (else the form's file name)")
 
 
 @dataclass(frozen=True)
@@ -199,7 +170,7 @@ def _release_paths(shape: _Shape, release: dict[str, Any], asset: dict[str, Any]
     }
 
 
-_PAGE = query("page", {"type": "string"}, "page number; not a positive integer → 1")
+_PAGE = query_param("page", {"type": "string"}, "page number; not a positive integer → 1")
 _GITEA = _Shape(
     root=GITEA,
     prefix="repo",
@@ -207,9 +178,9 @@ _GITEA = _Shape(
     edit_word="Edit",
     list_params=[
         _PAGE,
-        query("limit", {"type": "string"}, "page size; not in 1-100 → 30"),
-        query("draft", {"type": "string"}, "false hides drafts (admins see them)"),
-        query("pre-release", {"type": "string"}, "false hides prereleases"),
+        query_param("limit", {"type": "string"}, "page size; not in 1-100 → 30"),
+        query_param("draft", {"type": "string"}, "false hides drafts (admins see them)"),
+        query_param("pre-release", {"type": "string"}, "false hides prereleases"),
     ],
     upload_params=[_NAME],
     upload_id="repoCreateReleaseAttachment",
@@ -220,10 +191,13 @@ _GITHUB = _Shape(
     prefix="repos",
     asset_word="Asset",
     edit_word="Update",
-    list_params=[query("per_page", {"type": "string"}, "page size; not in 1-100 → 30"), _PAGE],
+    list_params=[
+        query_param("per_page", {"type": "string"}, "page size; not in 1-100 → 30"),
+        _PAGE,
+    ],
     upload_params=[
-        query("name", {"type": "string"}, "the asset's file name (required)"),
-        query("label", {"type": "string"}, "accepted, not stored"),
+        query_param("name", {"type": "string"}, "the asset's file name (required)"),
+        query_param("label", {"type": "string"}, "accepted, not stored"),
     ],
     upload_id="reposUploadReleaseAsset",
     multipart=False,
@@ -231,12 +205,12 @@ _GITHUB = _Shape(
 
 
 def _gitea_paths() -> dict[str, Any]:
-    attachment = _ref("Attachment")
+    attachment = ref("Attachment")
     one = f"{GITEA}/releases/{{release_id}}/assets/{{asset_id}}"
     return {
-        **_document_path(GITEA_DOC, "giteaOpenapi"),
-        GITEA: {"get": _op("repoGet", "The repository", [], _read(_ref("GiteaRepository"), "R"))},
-        **_release_paths(_GITEA, _ref("GiteaRelease"), attachment),
+        **document_path(GITEA_DOC, "giteaOpenapi", _REQUEST_ERRORS),
+        GITEA: {"get": _op("repoGet", "The repository", [], _read(ref("GiteaRepository"), "R"))},
+        **_release_paths(_GITEA, ref("GiteaRelease"), attachment),
         one: {
             "get": _op(
                 "repoGetReleaseAttachment",
@@ -273,13 +247,13 @@ def _upload_body(*, multipart: bool) -> dict[str, Any]:
 
 # The feed is not under /api/v3/: its errors have the version-2 body (docs/http.md "Errors").
 _PAGE_ERRORS = {
-    code: json_content(response["description"], _ref("V2Error"))
+    code: error(response["description"], "V2Error")
     for code, response in {**_REQUEST_ERRORS, **_READ_ERRORS}.items()
 }
 
 
 def _github_paths() -> dict[str, Any]:
-    asset = _ref("GithubAsset")
+    asset = ref("GithubAsset")
     asset_by_id = {
         "description": "The asset's JSON, or its bytes for `Accept: application/octet-stream`",
         "content": {"application/json": {"schema": asset}, **FILE["content"]},
@@ -289,10 +263,8 @@ def _github_paths() -> dict[str, Any]:
         "content": {"application/atom+xml": {"schema": {"type": "string"}}},
     }
     return {
-        **_document_path(GITHUB_DOC, "githubOpenapi"),
-        GITHUB: {
-            "get": _op("reposGet", "The repository", [], _read(_ref("GithubRepository"), "R"))
-        },
+        **document_path(GITHUB_DOC, "githubOpenapi", _REQUEST_ERRORS),
+        GITHUB: {"get": _op("reposGet", "The repository", [], _read(ref("GithubRepository"), "R"))},
         # before `/releases/{release_id}`, as in the route table
         f"{GITHUB}/releases/assets/{{asset_id}}": {
             "get": _op(
@@ -311,7 +283,7 @@ def _github_paths() -> dict[str, Any]:
                 _delete_responses(),
             ),
         },
-        **_release_paths(_GITHUB, _ref("GithubRelease"), asset),
+        **_release_paths(_GITHUB, ref("GithubRelease"), asset),
         ATOM: {
             "get": _op("releasesAtom", "GitHub's release feed", [], {**_PAGE_ERRORS, "200": feed})
         },
@@ -365,7 +337,7 @@ _GITHUB_RELEASE = _with(
         **_GITEA_RELEASE,
         "properties": {
             **_GITEA_RELEASE["properties"],
-            "assets": {"type": "array", "items": _ref("GithubAsset")},
+            "assets": {"type": "array", "items": ref("GithubAsset")},
         },
     },
     node_id={"type": "string"},
@@ -413,9 +385,5 @@ def build_github() -> dict[str, Any]:
     )
 
 
-def _render(build: Callable[[], dict[str, Any]]) -> Callable[[], bytes]:
-    return lambda: (json.dumps(build(), indent=2, sort_keys=False) + "\n").encode()
-
-
-serve_gitea = document_handler(_render(build_gitea))
-serve_github = document_handler(_render(build_github))
+serve_gitea = document_handler(build_gitea, etag_of)
+serve_github = document_handler(build_github, etag_of)

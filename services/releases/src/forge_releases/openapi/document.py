@@ -3,7 +3,6 @@ the read side, the downloads and the publishing side, each in its own module."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from forge_common import openapi
@@ -11,27 +10,12 @@ from forge_common import openapi
 from .download_paths import DOWNLOAD_PATHS
 from .feed_paths import feed_paths
 from .key_paths import KEY_PATHS
-from .parts import BASE, NOT_MODIFIED, REQUEST_ERRORS, json_content
+from .parts import BASE, REQUEST_ERRORS, document_path
 from .publish_paths import publish_paths
 from .read_paths import read_paths
 from .schemas import SCHEMAS
 
-_OPENAPI_PATH = {
-    "/api/v2/openapi.json": {
-        "get": {
-            "operationId": "openapi",
-            "summary": "This document",
-            "tags": ["meta"],
-            "responses": {
-                "200": json_content(
-                    "OpenAPI 3.1 document", {"type": "object", "required": ["openapi"]}
-                ),
-                "304": NOT_MODIFIED,
-                **REQUEST_ERRORS,
-            },
-        }
-    },
-}
+_OPENAPI_PATH = document_path("/api/v2/openapi.json", "openapi", REQUEST_ERRORS)
 
 
 def _merge(paths: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
@@ -59,8 +43,3 @@ def build() -> dict[str, Any]:
             publish_paths(BASE),
         ),
     )
-
-
-def render() -> bytes:
-    """The document as served: indented JSON, in the order built."""
-    return (json.dumps(build(), indent=2, sort_keys=False) + "\n").encode()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from forge_common.openapi import path_param
+
 from .key_paths import SIGNED_URL_PARAMS
-from .parts import DOWNLOAD_RESPONSES, operation, path
+from .parts import DOWNLOAD_RESPONSES, operation
 
 DOWNLOAD_PATHS: dict[str, Any] = {
     "/{owner}/{repo}/releases/download/{tag}/{name}": {
@@ -13,8 +15,8 @@ DOWNLOAD_PATHS: dict[str, Any] = {
             "downloadAsset",
             "Download an asset",
             [
-                path("tag"),
-                path("name"),
+                path_param("tag"),
+                path_param("name"),
                 *SIGNED_URL_PARAMS,
             ],
             DOWNLOAD_RESPONSES,
@@ -26,7 +28,7 @@ DOWNLOAD_PATHS: dict[str, Any] = {
             "downloadLatestAsset",
             "Download an asset of the latest stable release",
             [
-                path("name"),
+                path_param("name"),
                 *SIGNED_URL_PARAMS,
             ],
             DOWNLOAD_RESPONSES,

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .parts import ACCESS_ERRORS, NOT_MODIFIED, TIME, error, json_content, operation, path, query
+from forge_common.openapi import error, json_content, path_param, query_param
+
+from .parts import ACCESS_ERRORS, NOT_MODIFIED, TIME, operation
 
 _ETAG = {"ETag": {"schema": {"type": "string"}}}
 _RELEASES_TEXT = {
@@ -53,7 +55,7 @@ _TAURI_STATIC = {
         },
     },
 }
-_ARCH = path("arch", description="x64, arm64, ia32 (also aarch64, x86_64, amd64, x86)")
+_ARCH = path_param("arch", description="x64, arm64, ia32 (also aarch64, x86_64, amd64, x86)")
 
 
 def feed_paths(base: str) -> dict[str, Any]:
@@ -64,7 +66,7 @@ def feed_paths(base: str) -> dict[str, Any]:
                 "Squirrel.Windows RELEASES of one architecture",
                 [
                     _ARCH,
-                    query("channel", {"type": "string"}, "stable (default), beta, alpha…"),
+                    query_param("channel", {"type": "string"}, "stable (default), beta, alpha…"),
                 ],
                 {
                     "200": _RELEASES_TEXT,
@@ -79,7 +81,7 @@ def feed_paths(base: str) -> dict[str, Any]:
             "get": operation(
                 "electronUpdaterFile",
                 "electron-updater's {channel}.yml, {channel}-mac.yml, {channel}-linux[-arch].yml",
-                [path("file", {"type": "string", "pattern": r"\.yml$"})],
+                [path_param("file", {"type": "string", "pattern": r"\.yml$"})],
                 {
                     "200": {
                         "description": "electron-builder update info (JSON, which is YAML)",
@@ -99,10 +101,12 @@ def feed_paths(base: str) -> dict[str, Any]:
                 "tauriFeed",
                 "Tauri v2 dynamic update endpoint",
                 [
-                    path("target", {"type": "string", "enum": ["darwin", "linux", "windows"]}),
-                    path("arch", description="x86_64, aarch64, i686, armv7"),
-                    path("current_version"),
-                    query("channel", {"type": "string"}, "stable (default), beta, alpha…"),
+                    path_param(
+                        "target", {"type": "string", "enum": ["darwin", "linux", "windows"]}
+                    ),
+                    path_param("arch", description="x86_64, aarch64, i686, armv7"),
+                    path_param("current_version"),
+                    query_param("channel", {"type": "string"}, "stable (default), beta, alpha…"),
                 ],
                 {
                     "200": json_content("Newer release with a signed bundle", _TAURI),
@@ -118,7 +122,7 @@ def feed_paths(base: str) -> dict[str, Any]:
             "get": operation(
                 "tauriStaticFeed",
                 "Tauri v2 static latest.json",
-                [query("channel", {"type": "string"}, "stable (default), beta, alpha…")],
+                [query_param("channel", {"type": "string"}, "stable (default), beta, alpha…")],
                 {
                     "200": json_content("The newest release with signed bundles", _TAURI_STATIC),
                     "304": NOT_MODIFIED,
@@ -132,7 +136,7 @@ def feed_paths(base: str) -> dict[str, Any]:
             "get": operation(
                 "squirrelMacFeed",
                 "Squirrel.Mac update (the update.electronjs.org URL shape)",
-                [_ARCH, path("version")],
+                [_ARCH, path_param("version")],
                 {
                     "200": json_content("Newer release with a zip for this arch", _SQUIRREL_MAC),
                     "204": {"description": "No newer release"},
@@ -147,7 +151,7 @@ def feed_paths(base: str) -> dict[str, Any]:
             "get": operation(
                 "squirrelWindowsElectronFeed",
                 "Squirrel.Windows stable RELEASES (the update.electronjs.org URL shape)",
-                [_ARCH, path("version")],
+                [_ARCH, path_param("version")],
                 {
                     "200": _RELEASES_TEXT,
                     "304": NOT_MODIFIED,

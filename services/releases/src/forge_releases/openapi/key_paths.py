@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .parts import POSITIVE_ID, TIME, error, json_content, operation, path, query
+from forge_common.openapi import error, json_content, path_param, query_param
+
+from .parts import POSITIVE_ID, TIME, operation
 
 KEYS = "/api/v2/repos/{owner}/{repo}/update_keys"
 TAURI_KEY = "/api/v2/repos/{owner}/{repo}/tauri_key"
-KEY_PARAM = query(
+KEY_PARAM = query_param(
     "key",
     {"type": "string", "maxLength": 200},
     "an update key of this repository (read only; no Authorization header): every download URL "
@@ -19,9 +21,13 @@ KEY_PARAM = query(
 # A download takes the key itself, or the three parameters of a signed URL handed out under one
 SIGNED_URL_PARAMS = [
     KEY_PARAM,
-    query("key_id", {"type": "string"}, "signed URL: the id of the update key it was signed under"),
-    query("expires", {"type": "string"}, "signed URL: Unix seconds after which it is refused"),
-    query(
+    query_param(
+        "key_id", {"type": "string"}, "signed URL: the id of the update key it was signed under"
+    ),
+    query_param(
+        "expires", {"type": "string"}, "signed URL: Unix seconds after which it is refused"
+    ),
+    query_param(
         "signature",
         {"type": "string"},
         "signed URL: HMAC of key_id, expires and the path; a bad, expired or revoked one: 404",
@@ -103,7 +109,7 @@ KEY_PATHS: dict[str, Any] = {
             **operation(
                 "revokeUpdateKey",
                 "Revoke an update key: the key and every URL signed under it stop working",
-                [path("key_id", POSITIVE_ID)],
+                [path_param("key_id", POSITIVE_ID)],
                 {
                     "204": {"description": "Revoked (empty body)"},
                     **_ADMIN_ERRORS,

@@ -1,9 +1,11 @@
-"""Pieces of the OpenAPI document shared by its read, download and publishing paths: parameters,
-response helpers and common responses."""
+"""Pieces of the OpenAPI document shared by its read, download and publishing paths and by the
+compat documents: parameters and common responses (forge_common.openapi has the builders)."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from forge_common.openapi import error, json_content, path_param, ref
 
 BASE = "/api/v2/repos/{owner}/{repo}/releases"
 TIME = {"type": "string", "format": "date-time", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$"}
@@ -17,31 +19,10 @@ AUTH_NOTE = (
 )
 
 
-def error(description: str) -> dict[str, Any]:
-    return {
-        "description": description,
-        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
-    }
-
-
-def json_content(description: str, schema: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {
-        "description": description,
-        "content": {"application/json": {"schema": schema}},
-        **extra,
-    }
-
-
-def path(name: str, schema: dict[str, Any] | None = None, description: str = "") -> dict[str, Any]:
-    """A path parameter (a string unless `schema` says otherwise)."""
-    param = {"name": name, "in": "path", "required": True, "schema": schema or {"type": "string"}}
-    return {**param, "description": description} if description else param
-
-
-OWNER = path("owner")
-REPO = path("repo")
+OWNER = path_param("owner")
+REPO = path_param("repo")
 POSITIVE_ID = {"type": "integer", "minimum": 1}
-RELEASE_REF = {"$ref": "#/components/schemas/Release"}
+RELEASE_REF = ref("Release")
 NOT_MODIFIED = {"description": "Not modified (If-None-Match matched the ETag)"}
 # What the middleware answers on any route, before the handler runs (docs/http.md "Errors"): a
 # malformed or unknown token (401, public routes included), and a request body that is cut short
@@ -104,11 +85,20 @@ def operation(
     }
 
 
-def query(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
+def document_path(url: str, op_id: str, request_errors: dict[str, Any]) -> dict[str, Any]:
+    """The path of a served OpenAPI document (`request_errors` in the shape's error body)."""
+    schema = {"type": "object", "required": ["openapi"]}
     return {
-        "name": name,
-        "in": "query",
-        "required": False,
-        "schema": schema,
-        "description": description,
+        url: {
+            "get": {
+                "operationId": op_id,
+                "summary": "This document",
+                "tags": ["meta"],
+                "responses": {
+                    "200": json_content("OpenAPI 3.1 document", schema),
+                    "304": NOT_MODIFIED,
+                    **request_errors,
+                },
+            }
+        }
     }

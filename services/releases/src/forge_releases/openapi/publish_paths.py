@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .parts import POSITIVE_ID, RELEASE_REF, error, json_content, operation, path, query
+from forge_common.openapi import error, json_content, path_param, query_param, ref
+
+from .parts import POSITIVE_ID, RELEASE_REF, operation
 
 _WRITE_ERRORS = {
     "400": error("ValInvalidInput: malformed JSON or multipart body"),
@@ -52,7 +54,7 @@ RELEASE_OPTION = {
         },
     },
 }
-_RELEASE_ID = path("release_id", POSITIVE_ID)
+_RELEASE_ID = path_param("release_id", POSITIVE_ID)
 
 
 def publish_paths(base: str) -> dict[str, Any]:
@@ -106,14 +108,14 @@ def publish_paths(base: str) -> dict[str, Any]:
                     "Attach a file (raw body with ?name=, or multipart `attachment`)",
                     [
                         _RELEASE_ID,
-                        query(
+                        query_param(
                             "name", ASSET_NAME, "file name (else the multipart part's file name)"
                         ),
                     ],
                     {
                         "201": json_content(
                             "The attachment and the SHA-256 of the stored bytes",
-                            {"$ref": "#/components/schemas/UploadedAttachment"},
+                            ref("UploadedAttachment"),
                         ),
                         **_WRITE_ERRORS,
                         "422": error(
@@ -161,7 +163,7 @@ def publish_paths(base: str) -> dict[str, Any]:
                     "Delete an attached file",
                     [
                         _RELEASE_ID,
-                        path("asset_id", POSITIVE_ID),
+                        path_param("asset_id", POSITIVE_ID),
                     ],
                     {"204": {"description": "Deleted"}, **_WRITE_ERRORS},
                 ),

@@ -4,17 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from forge_common.openapi import error, json_content, path_param, query_param, ref
+
 from .key_paths import KEY_PARAM
-from .parts import (
-    ACCESS_ERRORS,
-    NOT_MODIFIED,
-    RELEASE_REF,
-    error,
-    json_content,
-    operation,
-    path,
-    query,
-)
+from .parts import ACCESS_ERRORS, NOT_MODIFIED, RELEASE_REF, operation
 
 # Update check rule 1: one leading `v`, then a strict SemVer 2.0 version (the `semver` package's
 # rule); anything else, the empty string included, is 400.
@@ -32,18 +25,18 @@ def read_paths(base: str) -> dict[str, Any]:
                 "listReleases",
                 "List releases (newest first)",
                 [
-                    query(
+                    query_param(
                         "page",
                         {"type": "string"},
                         "page number; not a positive integer → 1",
                     ),
-                    query("limit", {"type": "string"}, "page size; not in 1-100 → 30"),
-                    query(
+                    query_param("limit", {"type": "string"}, "page size; not in 1-100 → 30"),
+                    query_param(
                         "prereleases",
                         {"type": "string"},
                         "include prereleases (true/false)",
                     ),
-                    query(
+                    query_param(
                         "drafts",
                         {"type": "string"},
                         "include drafts; honoured for repository administrators only",
@@ -70,26 +63,28 @@ def read_paths(base: str) -> dict[str, Any]:
                 "Application update check",
                 [
                     {
-                        **query(
+                        **query_param(
                             "version",
                             {"type": "string", "pattern": _VERSION},
                             "current version, SemVer, optional `v`; missing or unparsable: 400",
                         ),
                         "required": True,
                     },
-                    query(
+                    query_param(
                         "platform",
                         {"type": "string"},
                         "darwin, macos, windows, win32, linux",
                     ),
-                    query("arch", {"type": "string"}, "arm64 or any other value (x64 list)"),
-                    query("channel", {"type": "string"}, "stable (default) or any other value"),
+                    query_param("arch", {"type": "string"}, "arm64 or any other value (x64 list)"),
+                    query_param(
+                        "channel", {"type": "string"}, "stable (default) or any other value"
+                    ),
                     KEY_PARAM,
                 ],
                 {
                     "200": json_content(
                         "A newer release with a matching asset",
-                        {"$ref": "#/components/schemas/AppUpdateResponse"},
+                        ref("AppUpdateResponse"),
                     ),
                     "204": {"description": "No newer release or no matching asset (empty body)"},
                     "304": NOT_MODIFIED,
@@ -105,7 +100,7 @@ def read_paths(base: str) -> dict[str, Any]:
                 "latestRelease",
                 "Latest release of a channel",
                 [
-                    query(
+                    query_param(
                         "channel",
                         {"type": "string"},
                         "stable (default) excludes prereleases",
@@ -124,7 +119,7 @@ def read_paths(base: str) -> dict[str, Any]:
                 "getRelease",
                 "A release by id or tag",
                 [
-                    path("tag", description="a positive int64 is a release id, else a tag"),
+                    path_param("tag", description="a positive int64 is a release id, else a tag"),
                     KEY_PARAM,
                 ],
                 {

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from forge_common.openapi import ref
+
 from .parts import TIME
 
 ATTACHMENT: dict[str, Any] = {
@@ -78,7 +80,7 @@ SCHEMAS: dict[str, Any] = {
             "published_at": TIME,
             "assets": {
                 "type": "array",
-                "items": {"$ref": "#/components/schemas/Attachment"},
+                "items": ref("Attachment"),
             },
         },
     },
@@ -107,7 +109,7 @@ SCHEMAS: dict[str, Any] = {
                 "const": True,
                 "description": "omitted when false",
             },
-            "platform": {"$ref": "#/components/schemas/PlatformInfo"},
+            "platform": ref("PlatformInfo"),
         },
     },
     "Error": {
