@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import IO
 
 import aiohttp
 
@@ -16,10 +17,15 @@ from ..embedded_pg import free_port
 
 
 def start_forge_service(
-    service: str, database_url: str, storage: Path, extra_env: Mapping[str, str] | None = None
+    service: str,
+    database_url: str,
+    storage: Path,
+    extra_env: Mapping[str, str] | None = None,
+    output: IO[bytes] | None = None,
 ) -> tuple[subprocess.Popen[bytes], str]:
     """`forge serve --service SERVICE` on a free 127.0.0.1 port; returns the process and its base
-    URL (which is also its APP_URL). Wait for it with `wait_until_ready(url + "readyz")`."""
+    URL (which is also its APP_URL). Wait for it with `wait_until_ready(url + "readyz")`. Its
+    stdout and stderr go to `output` when given (a test reading its log)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
     env = {
@@ -44,7 +50,7 @@ def start_forge_service(
         "--port",
         str(port),
     ]
-    return subprocess.Popen(command, env=env), url
+    return subprocess.Popen(command, env=env, stdout=output, stderr=output), url
 
 
 class NotReady(RuntimeError):
