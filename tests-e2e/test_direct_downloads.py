@@ -1,8 +1,9 @@
 """Downloads sent by the real `forge serve` process itself, no proxy (docs/storage.md "Serving"):
 it runs on uvloop, where the bytes go out by the kernel's sendfile on the connection
-(forge_releases/downloads/zerocopy.py). A file larger than the socket buffers arrives byte for
-byte, whole and in ranges, on one keep-alive connection; clients that leave mid-file cost nothing:
-the process keeps answering, logs no error, counts no download and only the bytes it sent."""
+(forge_releases/downloads/zerocopy.py; forge_download_zero_copy_bytes_total says so). A file
+larger than the socket buffers arrives byte for byte, whole and in ranges, on one keep-alive
+connection; clients that leave mid-file cost nothing: the process keeps answering, logs no
+error, counts no download and only the bytes it sent."""
 
 from __future__ import annotations
 
@@ -53,13 +54,17 @@ class Served:
     def connection(self) -> http.client.HTTPConnection:
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=15)
 
-    def counters(self) -> tuple[float, float]:
-        """(full downloads, bytes sent) from the process's /metrics."""
+    def counters(self) -> tuple[float, float, float]:
+        """(full downloads, bytes sent, of which by sendfile) from the process's /metrics."""
         url = f"http://127.0.0.1:{self.port}/metrics"
         with urllib.request.urlopen(url, timeout=10) as reply:
             text = reply.read().decode()
         values = {s.name: s.value for f in text_string_to_metric_families(text) for s in f.samples}
-        return values["forge_downloads_total"], values["forge_download_bytes_total"]
+        return (
+            values["forge_downloads_total"],
+            values["forge_download_bytes_total"],
+            values["forge_download_zero_copy_bytes_total"],
+        )
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +99,7 @@ def served(e2e_database: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
 def test_a_large_file_and_its_ranges_arrive_byte_for_byte_on_one_connection(
     served: Served,
 ) -> None:
-    downloads, sent = served.counters()
+    downloads, sent, zero_copy = served.counters()
     conn = served.connection()
     try:
         conn.request("GET", PATH)
@@ -122,7 +127,8 @@ def test_a_large_file_and_its_ranges_arrive_byte_for_byte_on_one_connection(
         conn.close()
 
     ranged = sum(end + 1 - start for start, end in wanted)
-    assert served.counters() == (downloads + 1, sent + BIG + ranged)
+    # every byte went by the kernel's sendfile, not through Python
+    assert served.counters() == (downloads + 1, sent + BIG + ranged, zero_copy + BIG + ranged)
 
 
 def _leave_mid_file(port: int, *, reset: bool, rng: random.Random) -> int:
@@ -145,7 +151,7 @@ def _leave_mid_file(port: int, *, reset: bool, rng: random.Random) -> int:
 
 
 def test_clients_leaving_mid_file_leave_the_server_healthy(served: Served) -> None:
-    downloads, sent = served.counters()
+    downloads, sent, _ = served.counters()
     rng = random.Random(10)
     read = sum(_leave_mid_file(served.port, reset=i % 2 == 0, rng=rng) for i in range(6))
     time.sleep(0.5)  # the server notices the last ones
@@ -161,7 +167,7 @@ def test_clients_leaving_mid_file_leave_the_server_healthy(served: Served) -> No
     finally:
         conn.close()
 
-    after_downloads, after_sent = served.counters()
+    after_downloads, after_sent, _ = served.counters()
     assert after_downloads == downloads + 1  # only the complete one
     left = after_sent - sent - BIG  # the kernel took for those that left: less than a file each
     assert read <= left < 6 * BIG

@@ -59,9 +59,10 @@ def count(request: web.Request, download: Download) -> None:
     request.app[RELEASE_CACHE].downloaded(download.repo_id)
 
 
-def sent(request: web.Request, size: int) -> None:
-    """Bytes of an asset sent, or handed to nginx or the store to send (forge_download_bytes)."""
-    request.app[DOWNLOAD_COUNTER].sent(size)
+def sent(request: web.Request, size: int, *, zero_copy: bool = False) -> None:
+    """Bytes of an asset sent, or handed to nginx or the store to send (forge_download_bytes);
+    `zero_copy`: sent by the kernel from the file (forge_download_zero_copy_bytes)."""
+    request.app[DOWNLOAD_COUNTER].sent(size, zero_copy=zero_copy)
 
 
 async def send(request: web.Request, download: Download) -> web.StreamResponse:
@@ -189,7 +190,11 @@ async def _sendfile(
         await response.prepare(request)  # a StreamResponse sends its headers at once
         try:
             zero_copy = await zerocopy.send_file(
-                request.transport, file, part.start, part.length, lambda n: sent(request, n)
+                request.transport,
+                file,
+                part.start,
+                part.length,
+                lambda n: sent(request, n, zero_copy=True),
             )
         except ConnectionError:
             raise

@@ -27,9 +27,10 @@ from collections.abc import Callable
 from typing import IO, Any
 
 
-def _socket_fd(transport: asyncio.BaseTransport | None) -> int | None:
+def _socket_fd(transport: asyncio.Transport | None) -> int | None:
     """The transport's socket descriptor when bytes written to it go out as they are."""
-    if not isinstance(transport, asyncio.WriteTransport) or transport.is_closing():
+    # (uvloop's transports are not subclasses of asyncio's: no isinstance here)
+    if transport is None or transport.is_closing():
         return None
     if transport.get_extra_info("ssl_object") is not None:
         return None
@@ -41,7 +42,7 @@ def _socket_fd(transport: asyncio.BaseTransport | None) -> int | None:
 
 
 async def send_file(
-    transport: asyncio.BaseTransport | None,
+    transport: asyncio.Transport | None,
     file: IO[Any],
     offset: int,
     count: int,
@@ -55,7 +56,7 @@ async def send_file(
     fd = _socket_fd(transport)
     if fd is None:
         return False
-    assert isinstance(transport, asyncio.WriteTransport)
+    assert transport is not None
     loop = asyncio.get_running_loop()
     sock = os.dup(fd)  # non-blocking like the original: the flag belongs to the shared socket
     try:
