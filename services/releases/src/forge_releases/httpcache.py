@@ -6,15 +6,29 @@ caller's answer to another. `no-cache` makes caches revalidate (cheap with the E
 release is seen at once: stale update caches are what users of other servers complain about.
 
 `If-None-Match` and the 304 are `forge_common.conditional`'s (re-exported for the OpenAPI handler).
+
+nginx's micro-cache (docs/operations.md "Micro-cache") keeps public answers of the release API; a
+public answer says until when with `X-Accel-Expires` (`micro_cache_until`), which nginx reads and
+never passes on.
 """
 
 from __future__ import annotations
 
 import hashlib
+import time
 
 from forge_common.conditional import none_match, not_modified, quoted
 
-__all__ = ["PRIVATE", "PUBLIC", "cache_headers", "etag_of", "none_match", "not_modified"]
+__all__ = [
+    "MICRO_CACHE_UNTIL",
+    "PRIVATE",
+    "PUBLIC",
+    "cache_headers",
+    "etag_of",
+    "micro_cache_until",
+    "none_match",
+    "not_modified",
+]
 
 PUBLIC = {"Cache-Control": "public, no-cache"}
 PRIVATE = {"Cache-Control": "private, no-cache", "Vary": "Authorization"}
@@ -22,6 +36,18 @@ PRIVATE = {"Cache-Control": "private, no-cache", "Vary": "Authorization"}
 
 def cache_headers(public: bool) -> dict[str, str]:
     return dict(PUBLIC if public else PRIVATE)
+
+
+MICRO_CACHE_UNTIL = "X-Accel-Expires"
+
+
+def micro_cache_until() -> str:
+    """The end of the whole second we are in, as nginx reads `X-Accel-Expires`: `@<unix second>`
+    is an absolute expiry, fresh while nginx's clock (whole seconds) has not passed it, so an
+    answer is kept until the next second starts and a publish shows within 1 s. The relative form
+    (or `proxy_cache_valid 1s`) counts from nginx's whole second: 1 to 2 s. nginx and the service
+    read the same clock on one machine; across machines their offset (NTP: milliseconds) adds."""
+    return f"@{int(time.time())}"
 
 
 def etag_of(body: bytes) -> str:

@@ -13,7 +13,7 @@ from aiohttp import hdrs, web
 from forge_common.conditional import none_match
 from forge_common.render import dumps, rfc3339
 
-from ..httpcache import cache_headers, etag_of
+from ..httpcache import MICRO_CACHE_UNTIL, cache_headers, etag_of, micro_cache_until
 from ..models import Asset, Release
 from ..urls import download_url
 from .render import UrlMap, unchanged
@@ -48,7 +48,10 @@ class Answer:
             return web.Response(
                 status=304, headers={k: v for k, v in headers.items() if k != "Content-Type"}
             )
-        return web.Response(status=self.status, body=self.body or None, headers=headers)
+        response = web.Response(status=self.status, body=self.body or None, headers=headers)
+        if public:  # what nginx's micro-cache may keep: until this second ends
+            response.headers[MICRO_CACHE_UNTIL] = micro_cache_until()
+        return response
 
 
 NO_UPDATE = Answer(204)
