@@ -15,7 +15,6 @@ never passes on.
 from __future__ import annotations
 
 import hashlib
-import time
 
 from forge_common.conditional import none_match, not_modified, quoted
 
@@ -41,13 +40,14 @@ def cache_headers(public: bool) -> dict[str, str]:
 MICRO_CACHE_UNTIL = "X-Accel-Expires"
 
 
-def micro_cache_until() -> str:
-    """The end of the whole second we are in, as nginx reads `X-Accel-Expires`: `@<unix second>`
+def micro_cache_until(second: int) -> str:
+    """The end of the whole `second` (`int(time.time())` when the answer is made), as nginx reads
+    `X-Accel-Expires`: `@<unix second>`
     is an absolute expiry, fresh while nginx's clock (whole seconds) has not passed it, so an
     answer is kept until the next second starts and a publish shows within 1 s. The relative form
     (or `proxy_cache_valid 1s`) counts from nginx's whole second: 1 to 2 s. nginx and the service
     read the same clock on one machine; across machines their offset (NTP: milliseconds) adds."""
-    return f"@{int(time.time())}"
+    return f"@{second}"
 
 
 def etag_of(body: bytes) -> str:
