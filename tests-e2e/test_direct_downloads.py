@@ -10,13 +10,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import http.client
-import json
-import os
 import random
 import socket
 import struct
-import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -25,7 +21,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from forge_common.testing.processes import start_forge_service, wait_until_ready
+from forge_common.testing.processes import forge_load, start_forge_service, wait_until_ready
 from prometheus_client.parser import text_string_to_metric_families
 
 pytestmark = pytest.mark.e2e
@@ -71,17 +67,7 @@ class Served:
 def served(e2e_database: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     tmp = tmp_path_factory.mktemp("direct")
     storage = tmp / "storage"
-    world = tmp / "world.json"
-    world.write_text(json.dumps(WORLD))
-    env = {"DATABASE_URL": e2e_database, "STORAGE_PATH": str(storage)}
-    loaded = subprocess.run(
-        [sys.executable, "-m", "forge_common.cli", "load", str(world)],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert loaded.returncode == 0, loaded.stderr
+    forge_load(e2e_database, storage, WORLD, tmp)
     (blob,) = (p for p in (storage / "sha256").rglob("*") if p.is_file())
     log = tmp / "releases.log"
     with log.open("wb") as output:

@@ -7,18 +7,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import signal
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import asyncpg
 import pytest
-from forge_common.testing.processes import start_forge_service, wait_until_ready
+from forge_common.testing.processes import forge_load, start_forge_service, wait_until_ready
 
 pytestmark = pytest.mark.e2e
 
@@ -87,17 +84,7 @@ def _stop_with_requests_in_flight(
     database_url: str, tmp_path: Path, sockets: contextlib.ExitStack
 ) -> None:
     storage = tmp_path / "storage"
-    world = tmp_path / "world.json"
-    world.write_text(json.dumps(WORLD))
-    env = {"DATABASE_URL": database_url, "STORAGE_PATH": str(storage)}
-    loaded = subprocess.run(
-        [sys.executable, "-m", "forge_common.cli", "load", str(world)],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert loaded.returncode == 0, loaded.stderr
+    forge_load(database_url, storage, WORLD, tmp_path)
     process, url = start_forge_service("releases", database_url, storage)
     try:
         asyncio.run(wait_until_ready(url + "readyz", exit_code=process.poll))

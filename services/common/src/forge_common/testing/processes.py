@@ -3,17 +3,35 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import secrets
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import aiohttp
 
 from ..embedded_pg import free_port
+
+
+def forge_load(database_url: str, storage: Path, world: Mapping[str, Any], folder: Path) -> None:
+    """Load `world` with `forge load` as a process (its JSON written to `folder`), assets into
+    the folder storage `storage`; raises with its output when it fails."""
+    path = folder / "world.json"
+    path.write_text(json.dumps(world))
+    env = {**os.environ, "DATABASE_URL": database_url, "STORAGE_PATH": str(storage)}
+    loaded = subprocess.run(
+        [sys.executable, "-m", "forge_common.cli", "load", str(path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if loaded.returncode != 0:
+        raise RuntimeError(f"forge load failed:\n{loaded.stderr}")
 
 
 def start_forge_service(
