@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 import asyncpg
 import pytest
-from forge_common.testing.processes import load_world, start_forge_service, wait_until_ready
+from forge_common.testing.processes import forge_load, start_forge_service, wait_until_ready
 from forge_common.testing.waiting import until
 
 pytestmark = pytest.mark.e2e
@@ -93,7 +93,7 @@ def _stop_with_requests_in_flight(
     database_url: str, tmp_path: Path, sockets: contextlib.ExitStack
 ) -> None:
     storage = tmp_path / "storage"
-    load_world(WORLD, tmp_path, {"DATABASE_URL": database_url, "STORAGE_PATH": str(storage)})
+    forge_load(database_url, storage, WORLD, tmp_path)
     process, url = start_forge_service("releases", database_url, storage)
     try:
         asyncio.run(wait_until_ready(url + "readyz", exit_code=process.poll))

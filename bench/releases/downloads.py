@@ -1,6 +1,6 @@
 """Download throughput (issue 10): a 10 MiB asset through nginx with X-Accel-Redirect, and sent by
-the service directly (aiohttp's sendfile), each as a ratio of nginx serving the same file
-statically, in the same run, rounds alternating (targets: both >= 0.8).
+the service directly (the kernel's sendfile, downloads/zerocopy.py), each as a ratio of nginx
+serving the same file statically, in the same run, rounds alternating (targets: both >= 0.8).
 
     make bench-downloads   (or: .venv/bin/python bench/releases/downloads.py [--size-mib 10]
                                  [--seconds 5] [--rounds 3] [--connections 8] [--smoke])

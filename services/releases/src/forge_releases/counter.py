@@ -25,13 +25,16 @@ class DownloadCounter:
         # Read at scrape time (forge_releases/metrics.py): full downloads and bytes sent (any).
         self.completed = 0
         self.bytes_sent = 0
+        self.bytes_zero_copy = 0  # of bytes_sent: by the kernel's sendfile (downloads/zerocopy.py)
 
     def add(self, asset_id: int) -> None:
         self._pending[asset_id] += 1
         self.completed += 1
 
-    def sent(self, size: int) -> None:
+    def sent(self, size: int, *, zero_copy: bool = False) -> None:
         self.bytes_sent += size
+        if zero_copy:
+            self.bytes_zero_copy += size
 
     def pending(self, asset_id: int) -> int:
         return self._pending.get(asset_id, 0)

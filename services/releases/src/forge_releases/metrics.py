@@ -56,6 +56,11 @@ class ReleasesCollector(Collector):
             "Asset bytes sent (full and partial downloads)",
             self._downloads.bytes_sent,
         )
+        yield counter(
+            "forge_download_zero_copy_bytes",
+            "Of those bytes, sent by the kernel straight from the file (sendfile, no proxy)",
+            self._downloads.bytes_zero_copy,
+        )
 
 
 def add_releases_metrics(

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import aiohttp
 
@@ -51,11 +51,21 @@ def load_world(world: Mapping[str, Any], folder: Path, env: Mapping[str, str]) -
         raise AssertionError(f"forge load failed:\n{loaded.stdout}\n{loaded.stderr}")
 
 
+def forge_load(database_url: str, storage: Path, world: Mapping[str, Any], folder: Path) -> None:
+    """`load_world` into this database, assets into the folder storage `storage`."""
+    load_world(world, folder, {"DATABASE_URL": database_url, "STORAGE_PATH": str(storage)})
+
+
 def start_forge_service(
-    service: str, database_url: str, storage: Path, extra_env: Mapping[str, str] | None = None
+    service: str,
+    database_url: str,
+    storage: Path,
+    extra_env: Mapping[str, str] | None = None,
+    output: IO[bytes] | None = None,
 ) -> tuple[subprocess.Popen[bytes], str]:
     """`forge serve --service SERVICE` on a free 127.0.0.1 port; returns the process and its base
-    URL (which is also its APP_URL). Wait for it with `wait_until_ready(url + "readyz")`."""
+    URL (which is also its APP_URL). Wait for it with `wait_until_ready(url + "readyz")`. Its
+    stdout and stderr go to `output` when given (a test reading its log)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
     env = forge_env(database_url, url, storage, extra_env)
@@ -70,7 +80,7 @@ def start_forge_service(
         "--port",
         str(port),
     ]
-    return subprocess.Popen(command, env=env), url
+    return subprocess.Popen(command, env=env, stdout=output, stderr=output), url
 
 
 class NotReady(RuntimeError):

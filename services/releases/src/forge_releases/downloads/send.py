@@ -5,7 +5,7 @@ headers, the conditional requests and the ranges.
     HEAD                          headers only, from the database (no storage request)
     several ranges                206 multipart/byteranges, read from storage by the service
     folder, STORAGE_ACCEL_PREFIX  X-Accel-Redirect, no body: nginx sends the file (sendfile)
-    folder, direct                aiohttp's FileResponse machinery (the kernel's sendfile)
+    folder, direct                the kernel's sendfile on the connection (zerocopy.py)
     S3, STORAGE_REDIRECT on       302 to a presigned URL valid a few minutes; the client re-sends
                                   its Range there
     S3, STORAGE_REDIRECT off      streamed from S3 through the service
@@ -24,10 +24,8 @@ import logging
 import os
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import IO, Any
 
 from aiohttp import web
-from aiohttp.abc import AbstractStreamWriter
 from forge_common.keys import SETTINGS
 from forge_common.middleware import stamp_headers
 from forge_common.outage import dependency
@@ -37,13 +35,11 @@ from ..keys import DOWNLOAD_COUNTER, RELEASE_CACHE, STORAGE
 from ..models import Asset
 from ..storage import BlobMissing, FolderStorage, S3Storage, Storage, StorageUnavailable
 from ..storage.base import STORAGE_DEPENDENCY, blob_key
+from . import zerocopy
 from .ranges import ByteRange
 
 log = logging.getLogger(__name__)
 
-# aiohttp's copy where the loop has no sendfile (uvloop: MagicStack/uvloop#228) reads this much
-# per thread hop: fewer hops than its 256 KiB default, little memory per download.
-FALLBACK_CHUNK = 1024 * 1024
 # Cached redirects would outlive their presigned URL.
 _REDIRECT_HEADERS = {"Cache-Control": "private, no-store"}
 
@@ -63,9 +59,10 @@ def count(request: web.Request, download: Download) -> None:
     request.app[RELEASE_CACHE].downloaded(download.repo_id)
 
 
-def sent(request: web.Request, size: int) -> None:
-    """Bytes of an asset sent, or handed to nginx or the store to send (forge_download_bytes)."""
-    request.app[DOWNLOAD_COUNTER].sent(size)
+def sent(request: web.Request, size: int, *, zero_copy: bool = False) -> None:
+    """Bytes of an asset sent, or handed to nginx or the store to send (forge_download_bytes);
+    `zero_copy`: sent by the kernel from the file (forge_download_zero_copy_bytes)."""
+    request.app[DOWNLOAD_COUNTER].sent(size, zero_copy=zero_copy)
 
 
 async def send(request: web.Request, download: Download) -> web.StreamResponse:
@@ -175,23 +172,6 @@ def _handed_off(download: Download) -> int:
     return sum(part.length for part in download.ranges)
 
 
-class _FilePart(web.FileResponse):
-    """aiohttp's FileResponse sending one already chosen part of an open file: its sendfile path
-    (loop.sendfile: the kernel copies, no read/write loop in Python; a chunked fallback where
-    sendfile is unavailable), without its own ETag, Last-Modified and Range handling, which would
-    disagree with ours (the SHA-256, the upload time, several ranges)."""
-
-    def __init__(self, file: IO[Any], part: ByteRange, *, status: int, headers: Any) -> None:
-        super().__init__(file.name, chunk_size=FALLBACK_CHUNK, status=status, headers=headers)
-        self._file = file
-        self._part = part
-
-    async def prepare(self, request: web.BaseRequest) -> AbstractStreamWriter | None:
-        if self.prepared or self._part.length == 0:  # prepared: aiohttp's call after ours
-            return await web.StreamResponse.prepare(self, request)
-        return await self._sendfile(request, self._file, self._part.start, self._part.length)
-
-
 async def _sendfile(
     request: web.Request, storage: FolderStorage, download: Download, part: ByteRange
 ) -> web.StreamResponse:
@@ -206,11 +186,25 @@ async def _sendfile(
     try:
         if os.fstat(file.fileno()).st_size < part.end:
             raise BlobMissing(f"{path} is shorter than recorded")
-        shape = _single(request, download, part)
-        response = _FilePart(file, part, status=shape.status, headers=shape.headers)
-        await response.prepare(request)
+        response = _single(request, download, part)
+        await response.prepare(request)  # a StreamResponse sends its headers at once
+        try:
+            zero_copy = await zerocopy.send_file(
+                request.transport,
+                file,
+                part.start,
+                part.length,
+                lambda n: sent(request, n, zero_copy=True),
+            )
+        except ConnectionError:
+            raise
+        except (EOFError, OSError) as exc:
+            return _cut_short(request, response, exc)
+        if not zero_copy:  # TLS, no socket, bytes queued: read and written by Python
+            chunks = storage.read(download.asset.sha256, part.start, part.end)
+            if not await _write_all(request, response, b"", chunks):
+                return response
         await response.write_eof()
-        sent(request, part.length)
         if download.ranges is None:
             count(request, download)
     finally:
@@ -242,8 +236,7 @@ async def _first(chunks: AsyncIterator[bytes]) -> bytes:
 async def _write_all(
     request: web.Request, response: web.StreamResponse, first: bytes, chunks: AsyncIterator[bytes]
 ) -> bool:
-    """Write what is left; False when the store failed mid-way. The status line is out by then:
-    the connection is closed, and the client sees a body shorter than Content-Length."""
+    """Write what is left; False when the store failed mid-way (`_cut_short`)."""
     try:
         if first:
             await response.write(first)
@@ -252,11 +245,20 @@ async def _write_all(
             await response.write(chunk)
             sent(request, len(chunk))
     except (BlobMissing, StorageUnavailable) as exc:
-        log.error("download cut short: %s", exc)
-        if request.transport is not None:
-            request.transport.close()
+        _cut_short(request, response, exc)
         return False
     return True
+
+
+def _cut_short(
+    request: web.Request, response: web.StreamResponse, exc: Exception
+) -> web.StreamResponse:
+    """The storage failed once the status line was out: the connection is closed, and the client
+    sees a body shorter than Content-Length."""
+    log.error("download cut short: %s", exc)
+    if request.transport is not None:
+        request.transport.close()
+    return response
 
 
 def _boundary() -> str:

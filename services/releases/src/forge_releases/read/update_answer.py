@@ -5,6 +5,7 @@ check rules" 8-9 give the body).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,7 +14,7 @@ from aiohttp import hdrs, web
 from forge_common.conditional import none_match
 from forge_common.render import dumps, rfc3339
 
-from ..httpcache import cache_headers, etag_of
+from ..httpcache import MICRO_CACHE_UNTIL, cache_headers, etag_of, micro_cache_until
 from ..models import Asset, Release
 from ..urls import download_url
 from .render import UrlMap, unchanged
@@ -33,6 +34,9 @@ class Answer:
     headers: Mapping[str, str] = field(default_factory=dict)
     public_headers: dict[str, str] = field(init=False)
     private_headers: dict[str, str] = field(init=False)
+    # the public headers with X-Accel-Expires for the second in [0], remade once a second: a
+    # copy per answer would cost the update check more than the cache saves
+    _this_second: list[Any] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         extra = {**self.headers}
@@ -40,6 +44,7 @@ class Answer:
             extra.update({"ETag": self.etag, "Content-Type": self.content_type})
         object.__setattr__(self, "public_headers", {**cache_headers(True), **extra})
         object.__setattr__(self, "private_headers", {**cache_headers(False), **extra})
+        object.__setattr__(self, "_this_second", [0, self.public_headers])
 
     def respond(self, request: web.Request, public: bool) -> web.Response:
         headers = self.public_headers if public else self.private_headers
@@ -48,7 +53,18 @@ class Answer:
             return web.Response(
                 status=304, headers={k: v for k, v in headers.items() if k != "Content-Type"}
             )
+        if public:  # what nginx's micro-cache may keep: until this second ends
+            headers = self._kept_until_this_second_ends()
         return web.Response(status=self.status, body=self.body or None, headers=headers)
+
+    def _kept_until_this_second_ends(self) -> dict[str, str]:
+        """The public headers with `X-Accel-Expires` (httpcache.micro_cache_until) for now."""
+        now = int(time.time())
+        if self._this_second[0] != now:
+            headers = {**self.public_headers, MICRO_CACHE_UNTIL: micro_cache_until(now)}
+            self._this_second[:] = [now, headers]
+        kept: dict[str, str] = self._this_second[1]
+        return kept
 
 
 NO_UPDATE = Answer(204)
