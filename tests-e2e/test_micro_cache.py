@@ -59,6 +59,19 @@ def test_identical_anonymous_checks_are_answered_from_the_cache(stack: Stack) ->
 
 
 @pytest.mark.parametrize(
+    "path",
+    [
+        "/api/v2/repos/acme/app/releases/feeds/tauri/linux/x86_64/0.1.0",
+        "/acme/app/darwin-x64/0.1.0",  # update.electronjs.org's shape
+    ],
+)
+def test_update_feeds_are_answered_from_the_cache_too(stack: Stack, path: str) -> None:
+    """The feeds are hot paths like the update check (docs/operations.md "Micro-cache")."""
+    _kept(stack, path)
+    assert status_of(stack, f"{path}?key=abc") == "BYPASS"
+
+
+@pytest.mark.parametrize(
     ("query", "headers"),
     [
         ("", {"Authorization": f"token {TOKEN}"}),
