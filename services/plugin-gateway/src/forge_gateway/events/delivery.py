@@ -257,7 +257,10 @@ class DeliveryWorker:
         while True:
             await asyncio.sleep(self.options.heartbeat_interval)
             try:
-                await store.renew(self.pool, self.owner, self._held(), self.options.lease_seconds)
+                # A lease taken since the last beat is renewed at the next one.
+                lease, beat = self.options.lease_seconds, self.options.heartbeat_interval
+                ending = max(lease - beat, beat)
+                await store.renew(self.pool, self.owner, self._held(), lease, ending)
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # the leases may lapse; other workers then take over
