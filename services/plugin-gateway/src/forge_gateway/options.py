@@ -50,8 +50,8 @@ class DeliveryOptions:
     prefetch_seconds: float = 1.0
     # Outcomes are recorded together, one statement per batch: after the first outcome the
     # recorder waits this long for the calls finishing meanwhile, up to `outcome_batch` of them.
-    # A statement of 100 outcomes costs PostgreSQL far less per outcome than one of 10
-    # (bench/RESULTS.md, issue 15); the wait delays only the bookkeeping, not the calls or slots.
+    # Statements of ~130 outcomes took PostgreSQL about half the time per outcome of statements of
+    # ~15 (bench/RESULTS.md, issue 15); the wait delays only the bookkeeping, not calls or slots.
     outcome_linger: float = 0.02
     outcome_batch: int = 500
     # A stopping worker lets calls in flight finish this long, then records them as interrupted.
