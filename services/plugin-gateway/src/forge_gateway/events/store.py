@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 import asyncpg
+from forge_common.db import unflushed_transaction
 
 from .models import IncomingEvent
 
@@ -95,8 +96,10 @@ async def claim(
     A delivery still naming a lease owner was left by a worker that never recorded its attempt:
     that attempt is recorded here, as a retry, so `delivery_attempts` misses none. `held`: ids
     the caller still works on (its lease lapsed, say the database was slow): not claimed again."""
-    rows = await pool.fetch(
-        """WITH due AS (
+    # Unflushed: a claim undone by a crash of PostgreSQL only makes the delivery due again.
+    async with unflushed_transaction(pool) as conn:
+        rows = await conn.fetch(
+            """WITH due AS (
                SELECT id, lease_owner, lease_until, attempts FROM gateway.deliveries
                 WHERE plugin = $1 AND status = 'pending' AND next_attempt_at <= now()
                   AND id <> ALL($6::bigint[])
@@ -120,13 +123,13 @@ async def claim(
             WHERE d.id = due.id AND e.id = d.event_id
            RETURNING d.id, d.attempts AS attempt, d.plugin, e.id AS event_id, e.type, e.occurred_at,
                      e.repo_id, e.org_id, e.payload, now() AS started_at""",
-        plugin,
-        limit,
-        owner,
-        lease_seconds,
-        LOST_ATTEMPT,
-        list(held),
-    )
+            plugin,
+            limit,
+            owner,
+            lease_seconds,
+            LOST_ATTEMPT,
+            list(held),
+        )
     claimed = [Claimed(**dict(row)) for row in rows]
     return sorted(claimed, key=lambda c: c.id)
 
@@ -147,8 +150,11 @@ async def finish_many(pool: asyncpg.Pool, owner: str, outcomes: Sequence[Outcome
     lease `owner` lost meanwhile (another worker owns it now) is left alone."""
     if not outcomes:
         return set()
-    rows = await pool.fetch(
-        """WITH outcome AS (
+    # Unflushed: an outcome undone by a crash of PostgreSQL leaves the delivery leased; after the
+    # lease the attempt is recorded as lost and the event delivered again (at least once).
+    async with unflushed_transaction(pool) as conn:
+        rows = await conn.fetch(
+            """WITH outcome AS (
                SELECT * FROM unnest($2::bigint[], $3::text[], $4::float8[], $5::text[],
                                     $6::int[], $7::timestamptz[])
                         AS o(id, outcome, retry_in, error, attempt, started_at)),
@@ -173,14 +179,14 @@ async def finish_many(pool: asyncpg.Pool, owner: str, outcomes: Sequence[Outcome
                  FROM outcome o JOIN updated u ON u.id = o.id
                 WHERE o.outcome <> 'skipped')
            SELECT id FROM updated""",
-        owner,
-        [o.delivery.id for o in outcomes],
-        [o.outcome for o in outcomes],
-        [o.retry_in for o in outcomes],
-        [o.error for o in outcomes],
-        [o.delivery.attempt for o in outcomes],
-        [o.delivery.started_at for o in outcomes],
-    )
+            owner,
+            [o.delivery.id for o in outcomes],
+            [o.outcome for o in outcomes],
+            [o.retry_in for o in outcomes],
+            [o.error for o in outcomes],
+            [o.delivery.attempt for o in outcomes],
+            [o.delivery.started_at for o in outcomes],
+        )
     return {row["id"] for row in rows}
 
 
@@ -218,8 +224,9 @@ async def renew(
     # SKIP LOCKED: a row locked now is being finished (or, its lease over, claimed by another
     # worker); waiting for it would only hold this statement's locks on the others. `d.id = ANY`
     # twice: the planner then finds the updated rows by the primary key too, not by a scan.
-    result: str = await pool.execute(
-        """UPDATE gateway.deliveries d
+    async with unflushed_transaction(pool) as conn:  # a lost renewal: a lease ends sooner
+        result: str = await conn.execute(
+            """UPDATE gateway.deliveries d
               SET lease_until = now() + make_interval(secs => $3),
                   next_attempt_at = now() + make_interval(secs => $3)
              FROM (SELECT id FROM gateway.deliveries
@@ -227,11 +234,11 @@ async def renew(
                       AND lease_until <= now() + make_interval(secs => $4)
                     FOR UPDATE SKIP LOCKED) held
             WHERE d.id = held.id AND d.id = ANY($2::bigint[])""",
-        owner,
-        list(ids),
-        lease_seconds,
-        ending_within,
-    )
+            owner,
+            list(ids),
+            lease_seconds,
+            ending_within,
+        )
     return int(result.rsplit(" ", 1)[-1])
 
 
