@@ -10,7 +10,7 @@ import pytest
 from aiohttp import web
 from aiohttp.test_utils import make_mocked_request
 from forge_common.conditional import none_match, not_modified, quoted
-from forge_common.db import create_pool, transaction, unflushed_transaction
+from forge_common.db import create_pool, transaction
 from forge_common.ids import positive_int64
 from forge_common.names import is_account_name, is_repo_name
 from forge_common.testing.plugin import WorldDatabases, run_sync
@@ -99,29 +99,6 @@ async def test_transaction_commits_on_exit_and_rolls_back_on_error(database_url:
                 await conn.execute("INSERT INTO public.t VALUES (2)")
                 raise RuntimeError("abandon")
         assert await pool.fetchval("SELECT array_agg(n) FROM public.t") == [1]
-    finally:
-        await pool.close()
-
-
-async def test_an_unflushed_transaction_commits_without_changing_the_pools_durability(
-    database_url: str,
-) -> None:
-    """Its writes are committed like any other; the pooled connection it used goes back with
-    synchronous_commit on, so the next caller's writes (an API's) wait for the disk again."""
-    pool = await create_pool(database_url, max_size=1)  # one connection: the same one reused
-    try:
-        await pool.execute("CREATE TABLE public.u (n int)")
-        # The test clusters run with it off for speed; a served database has it on.
-        await pool.execute("SET synchronous_commit TO on")
-        async with unflushed_transaction(pool) as conn:
-            assert await conn.fetchval("SHOW synchronous_commit") == "off"
-            await conn.execute("INSERT INTO public.u VALUES (1)")
-        with pytest.raises(RuntimeError):
-            async with unflushed_transaction(pool) as conn:
-                await conn.execute("INSERT INTO public.u VALUES (2)")
-                raise RuntimeError("abandon")
-        assert await pool.fetchval("SELECT array_agg(n) FROM public.u") == [1]
-        assert await pool.fetchval("SHOW synchronous_commit") == "on"
     finally:
         await pool.close()
 

@@ -1,6 +1,5 @@
 """The asyncpg pool: JSON codecs through orjson and a statement cache sized for our hot queries;
-the connection types every service's SQL functions take; `connection()`, `transaction()` and
-`unflushed_transaction()`."""
+the connection types every service's SQL functions take; `connection()` and `transaction()`."""
 
 from __future__ import annotations
 
@@ -36,22 +35,6 @@ async def connection(pool: asyncpg.Pool) -> AsyncIterator[Conn]:
 async def transaction(pool: asyncpg.Pool) -> AsyncIterator[Conn]:
     """One pooled connection inside a transaction: committed on exit, rolled back on error."""
     async with connection(pool) as conn, conn.transaction():
-        yield conn
-
-
-@asynccontextmanager
-async def unflushed_transaction(pool: asyncpg.Pool) -> AsyncIterator[Conn]:
-    """A transaction whose COMMIT does not wait for the WAL to reach the disk
-    (`synchronous_commit` off for it alone).
-
-    Only for writes that a crash of PostgreSQL itself may undo without harm: the last few hundred
-    milliseconds of them can be lost then (never half of one; a crash of our process loses
-    nothing committed). The event pipeline's leases, outcomes and outbox deletions are such
-    writes: undone, an event is sent or delivered once more, which at-least-once allows. Under
-    load the disk flush was what these statements mostly waited for (bench/RESULTS.md, issue 15).
-    """
-    async with connection(pool) as conn, conn.transaction():
-        await conn.execute("SET LOCAL synchronous_commit TO off")
         yield conn
 
 

@@ -40,7 +40,6 @@ from prometheus_client.registry import Collector
 
 from .backoff import Backoff
 from .config import Settings
-from .db import unflushed_transaction
 from .keys import DB_POOL, NOTIFICATIONS, SETTINGS
 from .metrics import METRICS, counter, gauge
 from .notifications import NotificationOptions, Notifications
@@ -122,8 +121,7 @@ async def claim(pool: asyncpg.Pool, limit: int, lease_seconds: float) -> list[as
     """Lease up to `limit` due rows, longest due first (for a new row: oldest first), along the
     (next_attempt_at, occurred_at) index without sorting the backlog; other relays skip them
     until the lease ends."""
-    # Unflushed: a lease undone by a crash of PostgreSQL only makes the rows due at once.
-    async with unflushed_transaction(pool) as conn:
+    async with pool.acquire() as conn:
         rows: list[asyncpg.Record] = await conn.fetch(
             """WITH due AS (
                    SELECT id FROM core.outbox
@@ -291,10 +289,7 @@ class OutboxRelay:
         if problem is not None:
             return 0, problem
         ids = [r["id"] for r in rows]
-        # Unflushed: the gateway stored the events durably before it answered, and rows whose
-        # deletion a crash of PostgreSQL undoes are sent again and counted as duplicates there.
-        async with unflushed_transaction(self._pool) as conn:
-            await conn.execute("DELETE FROM core.outbox WHERE id = ANY($1::uuid[])", ids)
+        await self._pool.execute("DELETE FROM core.outbox WHERE id = ANY($1::uuid[])", ids)
         self.sent += len(ids)
         return len(ids), None
 

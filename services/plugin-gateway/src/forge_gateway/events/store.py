@@ -9,7 +9,6 @@ from datetime import datetime
 from typing import Any
 
 import asyncpg
-from forge_common.db import unflushed_transaction
 
 from .models import IncomingEvent
 
@@ -104,10 +103,8 @@ async def claim(
     A delivery still naming a lease owner was left by a worker that never recorded its attempt:
     that attempt is recorded here, as a retry, so `delivery_attempts` misses none. `held`: ids
     the caller still works on (its lease lapsed, say the database was slow): not claimed again."""
-    # Unflushed: a claim undone by a crash of PostgreSQL only makes the delivery due again.
-    async with unflushed_transaction(pool) as conn:
-        rows = await conn.fetch(
-            """WITH due AS (
+    rows = await pool.fetch(
+        """WITH due AS (
                SELECT id, lease_owner, lease_until, attempts FROM gateway.deliveries
                 WHERE plugin = $1 AND status = 'pending' AND next_attempt_at <= now()
                   AND id <> ALL($6::bigint[])
@@ -131,13 +128,13 @@ async def claim(
             WHERE d.id = due.id AND e.id = d.event_id
            RETURNING d.id, d.attempts AS attempt, d.plugin, e.id AS event_id, e.type, e.occurred_at,
                      e.repo_id, e.org_id, e.payload, now() AS started_at""",
-            plugin,
-            limit,
-            owner,
-            lease_seconds,
-            LOST_ATTEMPT,
-            list(held),
-        )
+        plugin,
+        limit,
+        owner,
+        lease_seconds,
+        LOST_ATTEMPT,
+        list(held),
+    )
     claimed = [Claimed(**dict(row)) for row in rows]
     return sorted(claimed, key=lambda c: c.id)
 
@@ -158,11 +155,8 @@ async def finish_many(pool: asyncpg.Pool, owner: str, outcomes: Sequence[Outcome
     lease `owner` lost meanwhile (another worker owns it now) is left alone."""
     if not outcomes:
         return set()
-    # Unflushed: an outcome undone by a crash of PostgreSQL leaves the delivery leased; after the
-    # lease the attempt is recorded as lost and the event delivered again (at least once).
-    async with unflushed_transaction(pool) as conn:
-        rows = await conn.fetch(
-            """WITH outcome AS (
+    rows = await pool.fetch(
+        """WITH outcome AS (
                SELECT * FROM unnest($2::bigint[], $3::text[], $4::float8[], $5::text[],
                                     $6::int[], $7::timestamptz[])
                         AS o(id, outcome, retry_in, error, attempt, started_at)),
@@ -187,14 +181,14 @@ async def finish_many(pool: asyncpg.Pool, owner: str, outcomes: Sequence[Outcome
                  FROM outcome o JOIN updated u ON u.id = o.id
                 WHERE o.outcome <> 'skipped')
            SELECT id FROM updated""",
-            owner,
-            [o.delivery.id for o in outcomes],
-            [o.outcome for o in outcomes],
-            [o.retry_in for o in outcomes],
-            [o.error for o in outcomes],
-            [o.delivery.attempt for o in outcomes],
-            [o.delivery.started_at for o in outcomes],
-        )
+        owner,
+        [o.delivery.id for o in outcomes],
+        [o.outcome for o in outcomes],
+        [o.retry_in for o in outcomes],
+        [o.error for o in outcomes],
+        [o.delivery.attempt for o in outcomes],
+        [o.delivery.started_at for o in outcomes],
+    )
     return {row["id"] for row in rows}
 
 
@@ -233,10 +227,9 @@ async def renew(
     # worker); waiting for it would only hold this statement's locks on the others. `d.id = ANY`
     # twice: the planner then finds the updated rows by the primary key too, not by a scan.
     # No `status = 'pending'` (see OWNED_IS_PENDING): with it, the planner read the whole partial
-    # index of pending deliveries, dead entries and all, up to 1.3 s a beat in a drain.
-    async with unflushed_transaction(pool) as conn:  # a lost renewal: a lease ends sooner
-        result: str = await conn.execute(
-            """UPDATE gateway.deliveries d
+    # index of pending deliveries, dead entries and all, when its statistics lagged.
+    result: str = await pool.execute(
+        """UPDATE gateway.deliveries d
               SET lease_until = now() + make_interval(secs => $3),
                   next_attempt_at = now() + make_interval(secs => $3)
              FROM (SELECT id FROM gateway.deliveries
@@ -244,11 +237,11 @@ async def renew(
                       AND lease_until <= now() + make_interval(secs => $4)
                     FOR UPDATE SKIP LOCKED) held
             WHERE d.id = held.id AND d.id = ANY($2::bigint[])""",
-            owner,
-            list(ids),
-            lease_seconds,
-            ending_within,
-        )
+        owner,
+        list(ids),
+        lease_seconds,
+        ending_within,
+    )
     return int(result.rsplit(" ", 1)[-1])
 
 
