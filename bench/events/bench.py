@@ -179,11 +179,13 @@ class Cpu:
         self.before = await self._now()
 
     async def line(self, events: int) -> str:
+        """CPU µs per event of each process, and its inverse, events per CPU-second: what one
+        core's worth of that process would deliver, the figure least moved by the machine's load."""
         now = await self._now()
-        parts = [
-            f"{name} {(now[name] - self.before.get(name, 0.0)) / events * 1e6:.0f}" for name in now
-        ]
-        return "CPU µs/event: " + ", ".join(parts)
+        spent = {name: max(now[name] - self.before.get(name, 0.0), 1e-9) for name in now}
+        parts = [f"{name} {seconds / events * 1e6:.0f}" for name, seconds in spent.items()]
+        rates = [f"{name} {events / seconds:,.0f}" for name, seconds in spent.items()]
+        return f"CPU µs/event: {', '.join(parts)}; events per CPU-second: {', '.join(rates)}"
 
 
 async def bench(

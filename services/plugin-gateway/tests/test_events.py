@@ -512,6 +512,33 @@ async def test_a_crashed_workers_lease_expires_and_another_worker_delivers(
     assert "crashed-worker" in attempts[0]["error"]
 
 
+async def test_the_heartbeat_renews_only_leases_near_their_end(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    """A lease taken since the last beat is left as it is (nothing to rewrite); one near its end
+    is extended, so the delivery stays with its worker."""
+    fake = await fakes(helpers.FakePlugin("beat", events=["release.published"]))
+    client = await fresh([helpers.entry(fake)], replace(helpers.FAST, health_interval=60))
+    worker = client.app[DELIVERY_WORKER]
+    await worker.stop()
+    await post_events(client, [envelope(), envelope()])
+    pool = worker.pool
+    old, new = await store.claim(pool, "beat", 10, "w", lease_seconds=10)
+    await db.execute("UPDATE gateway.deliveries SET lease_until = now() + interval '1 second'")
+    await db.execute(
+        "UPDATE gateway.deliveries SET lease_until = now() + interval '9 seconds' WHERE id = $1",
+        new.id,
+    )
+    assert await store.renew(pool, "w", [old.id, new.id], 10, ending_within=8) == 1
+    rows = await db.fetch(
+        "SELECT id, lease_until - now() AS left FROM gateway.deliveries ORDER BY id"
+    )
+    left = {r["id"]: r["left"].total_seconds() for r in rows}
+    assert 9 < left[old.id] <= 10  # renewed for a whole lease
+    assert 8 < left[new.id] <= 9  # untouched
+    assert await store.claim(pool, "beat", 10, "other", lease_seconds=5) == []
+
+
 async def test_a_call_longer_than_the_lease_keeps_it_through_heartbeats(
     fresh: Any, fakes: Any, helpers: Any, db: Any
 ) -> None:

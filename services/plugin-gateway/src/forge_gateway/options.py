@@ -48,6 +48,12 @@ class DeliveryOptions:
     # throughput, at most `claim_batch`; queued claims wait for a slot of their plugin.
     claim_batch: int = 200
     prefetch_seconds: float = 1.0
+    # Outcomes are recorded together, one statement per batch: after the first outcome the
+    # recorder waits this long for the calls finishing meanwhile, up to `outcome_batch` of them.
+    # Statements of ~130 outcomes took PostgreSQL about half the time per outcome of statements of
+    # ~15 (bench/RESULTS.md, issue 15); the wait delays only the bookkeeping, not calls or slots.
+    outcome_linger: float = 0.02
+    outcome_batch: int = 500
     # A stopping worker lets calls in flight finish this long, then records them as interrupted.
     stop_grace: float = 2.0
     released_delay: float = 1.0  # when a claimed delivery's plugin turned out unavailable

@@ -105,6 +105,7 @@ class DeliveryWorker:
         self._recorder: asyncio.Task[None] | None = None
         self._outcomes: list[tuple[Outcome, asyncio.Future[bool]]] = []
         self._outcome_ready = asyncio.Event()
+        self._outcome_full = asyncio.Event()  # `outcome_batch` reached: record without waiting
         self.pool: asyncpg.Pool
         self._notifications: Notifications | None = None
         self._subscription: Subscription | None = None
@@ -256,7 +257,10 @@ class DeliveryWorker:
         while True:
             await asyncio.sleep(self.options.heartbeat_interval)
             try:
-                await store.renew(self.pool, self.owner, self._held(), self.options.lease_seconds)
+                # A lease taken since the last beat is renewed at the next one.
+                lease, beat = self.options.lease_seconds, self.options.heartbeat_interval
+                ending = max(lease - beat, beat)
+                await store.renew(self.pool, self.owner, self._held(), lease, ending)
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # the leases may lapse; other workers then take over
@@ -320,6 +324,8 @@ class DeliveryWorker:
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._outcomes.append((Outcome(delivery, outcome, error, retry_in or 0.0), done))
         self._outcome_ready.set()
+        if len(self._outcomes) >= self.options.outcome_batch:
+            self._outcome_full.set()
         self._free_slot(delivery)  # the call is over: the next one may start while this records
         kept = await done
         if not kept:
@@ -334,10 +340,17 @@ class DeliveryWorker:
             )
 
     async def _record(self) -> None:
-        """Record outcomes as they come: whatever finished while the last statement ran goes in
-        the next one, so a busy plugin costs one statement per batch, an idle one no wait."""
+        """Record outcomes in batches: after the first one, whatever finishes within
+        `outcome_linger` (or while the last statement ran) goes in the same statement, so a busy
+        plugin costs one statement per batch."""
+        linger, most = self.options.outcome_linger, self.options.outcome_batch
         while True:
             await self._outcome_ready.wait()
+            if linger > 0 and len(self._outcomes) < most:
+                self._outcome_full.clear()
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(linger):
+                        await self._outcome_full.wait()
             await self._flush()
 
     async def _flush(self) -> None:

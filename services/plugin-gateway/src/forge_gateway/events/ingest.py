@@ -33,10 +33,13 @@ def parse_batch(body: bytes, max_events: int) -> list[IncomingEvent]:
     items = data["events"]
     if len(items) > max_events:
         raise Unprocessable(f"At most {max_events} events per request", field="events")
-    return [_event(item, f"events[{index}]") for index, item in enumerate(items)]
+    # JSON writes a NUL only as the escape \u0000: a body without one has no NUL anywhere, and
+    # its payloads need not be encoded again one by one to look (a tenth of the ingest's CPU).
+    may_hold_nul = b"\\u0000" in body
+    return [_event(item, f"events[{index}]", may_hold_nul) for index, item in enumerate(items)]
 
 
-def _event(item: Any, where: str) -> IncomingEvent:
+def _event(item: Any, where: str, may_hold_nul: bool = True) -> IncomingEvent:
     if not isinstance(item, dict):
         raise Unprocessable("An event must be an object", field=where)
     try:
@@ -51,7 +54,7 @@ def _event(item: Any, where: str) -> IncomingEvent:
         repo_id=_optional_int(item, "repo_id", where),
         org_id=_optional_int(item, "org_id", where),
         actor_id=_optional_int(item, "actor_id", where),
-        payload=_payload(item.get("payload", {}), f"{where}.payload"),
+        payload=_payload(item.get("payload", {}), f"{where}.payload", may_hold_nul),
     )
 
 
@@ -90,12 +93,12 @@ def _moment(value: Any, field: str) -> datetime:
         raise Unprocessable("occurred_at is out of range", field=field) from None
 
 
-def _payload(value: Any, field: str) -> Mapping[str, Any]:
+def _payload(value: Any, field: str, may_hold_nul: bool = True) -> Mapping[str, Any]:
     if not isinstance(value, dict):
         raise Unprocessable("payload must be an object", field=field)
     if _depth(value) > MAX_PAYLOAD_DEPTH:
         raise Unprocessable(f"payload nests deeper than {MAX_PAYLOAD_DEPTH} levels", field=field)
-    if b"\\u0000" in orjson.dumps(value):  # PostgreSQL text cannot hold NUL
+    if may_hold_nul and b"\\u0000" in orjson.dumps(value):  # PostgreSQL text cannot hold NUL
         raise Unprocessable("payload must not contain NUL characters", field=field)
     try:
         struct_pb2.Struct().update(value)  # refuse now what could not be delivered later

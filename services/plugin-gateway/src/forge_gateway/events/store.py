@@ -59,6 +59,14 @@ async def store_events(
     return new, len(events) - new
 
 
+# OWNED_IS_PENDING: statements that find a worker's own deliveries by id test `lease_owner` and
+# not `status`. Only a claim sets a lease owner, on a pending delivery, and every outcome and
+# hand-back clears it, so a delivery with an owner is pending. Saying `status = 'pending'` as well
+# let the planner pick the partial index of pending deliveries (WHERE status = 'pending') over
+# the primary key whenever its statistics lagged (a table that had just grown, as in a backlog),
+# and read that whole index, with the dead entries every claim leaves, for a few hundred ids.
+
+
 @dataclass(frozen=True, slots=True)
 class Claimed:
     """A leased delivery with its event."""
@@ -198,37 +206,55 @@ async def finish(
     return delivery.id in await finish_many(pool, owner, outcomes)
 
 
-async def renew(pool: asyncpg.Pool, owner: str, ids: Sequence[int], lease_seconds: float) -> int:
-    """The heartbeat: extend `owner`'s leases on `ids` (what it holds); how many it still had."""
+async def renew(
+    pool: asyncpg.Pool,
+    owner: str,
+    ids: Sequence[int],
+    lease_seconds: float,
+    ending_within: float | None = None,
+) -> int:
+    """The heartbeat: extend `owner`'s leases on `ids` (what it holds) that end within
+    `ending_within` seconds (all by default); how many it renewed.
+
+    A lease taken moments ago need not be renewed yet: at a high rate nearly everything held was
+    claimed since the last beat, and rewriting those rows (and their index entries) each beat
+    cost PostgreSQL more than any other statement but the outcomes (bench/RESULTS.md)."""
     if not ids:
         return 0
+    if ending_within is None:
+        ending_within = lease_seconds
     # SKIP LOCKED: a row locked now is being finished (or, its lease over, claimed by another
     # worker); waiting for it would only hold this statement's locks on the others. `d.id = ANY`
     # twice: the planner then finds the updated rows by the primary key too, not by a scan.
+    # No `status = 'pending'` (see OWNED_IS_PENDING): with it, the planner read the whole partial
+    # index of pending deliveries, dead entries and all, when its statistics lagged.
     result: str = await pool.execute(
         """UPDATE gateway.deliveries d
               SET lease_until = now() + make_interval(secs => $3),
                   next_attempt_at = now() + make_interval(secs => $3)
              FROM (SELECT id FROM gateway.deliveries
-                    WHERE id = ANY($2::bigint[]) AND lease_owner = $1 AND status = 'pending'
+                    WHERE id = ANY($2::bigint[]) AND lease_owner = $1
+                      AND lease_until <= now() + make_interval(secs => $4)
                     FOR UPDATE SKIP LOCKED) held
             WHERE d.id = held.id AND d.id = ANY($2::bigint[])""",
         owner,
         list(ids),
         lease_seconds,
+        ending_within,
     )
     return int(result.rsplit(" ", 1)[-1])
 
 
 async def hand_back(pool: asyncpg.Pool, owner: str, ids: Sequence[int]) -> int:
-    """Give back leases of deliveries claimed but never called: due at once, not an attempt."""
+    """Give back leases of deliveries claimed but never called: due at once, not an attempt.
+    (`lease_owner` implies pending: OWNED_IS_PENDING.)"""
     if not ids:
         return 0
     result: str = await pool.execute(
         """UPDATE gateway.deliveries
               SET attempts = attempts - 1, next_attempt_at = now(),
                   lease_owner = NULL, lease_until = NULL
-            WHERE id = ANY($2::bigint[]) AND lease_owner = $1 AND status = 'pending'""",
+            WHERE id = ANY($2::bigint[]) AND lease_owner = $1""",
         owner,
         list(ids),
     )
