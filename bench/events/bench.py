@@ -7,7 +7,11 @@ Figures:
   reach OnEvent over the window (first to last arrival);
 - latency: rows committed at `--rate` events/s for `--seconds`; commit → OnEvent p50/p99 (the
   commit time is taken in this process right after COMMIT, the arrival time by the plugin here);
-- drain: `--backlog` rows committed in one transaction; events/s until the last reaches OnEvent.
+- drain: `--backlog` rows committed in one transaction; events/s until the last reaches OnEvent;
+- through the API: releases created with `POST /api/v2/repos/bench/app/releases` (each is a
+  `release.created` and a `release.published`) at `--api-rate` releases/s for `--seconds`, by up
+  to 32 connections; the rate at which their events reach OnEvent, and how far delivery lagged
+  behind the last 201 (a lag that grows with `--seconds` is a growing backlog).
 Every event id must reach the plugin (lost = 0), or the benchmark fails.
 
     .venv/bin/python bench/events/bench.py            # full run (~1-2 min)
@@ -21,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import hashlib
 import json
 import os
 import statistics
@@ -31,20 +36,23 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import asyncpg
 import grpc
 from forge_common.embedded_pg import EmbeddedPostgres, free_port
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
 from forge_common.testing.processes import cpu_seconds
-from harness import Report, fail, migrate_database, parse_args, service, workspace
+from harness import Report, add_bench_app, fail, migrate_database, parse_args, service, workspace
 from plugin.v1 import plugin_pb2
 
 SERVICE = "plugin.v1.PluginService"
 SECRET = "bench-events-secret"  # noqa: S105 (a throwaway run's shared secret)
 EVENT_TYPE = "release.published"
-FULL = {"rate": 500, "overload": 4000, "seconds": 5.0, "backlog": 10_000}
-SMOKE = {"rate": 100, "overload": 400, "seconds": 1.5, "backlog": 300}
+API_EVENTS = ("release.created", "release.published")  # what creating a release emits
+API_TOKEN = "bench-events-token"  # noqa: S105 (a throwaway database's)
+FULL = {"rate": 500, "overload": 4000, "seconds": 5.0, "backlog": 10_000, "api_rate": 1500}
+SMOKE = {"rate": 100, "overload": 400, "seconds": 1.5, "backlog": 300, "api_rate": 50}
 
 
 class Recorder:
@@ -58,7 +66,7 @@ class Recorder:
 
     async def start(self, port: int) -> None:
         manifest = plugin_pb2.PluginManifest(
-            name="recorder", version="1.0.0", subscribed_events=[EVENT_TYPE]
+            name="recorder", version="1.0.0", subscribed_events=list(API_EVENTS)
         )
 
         async def initialize(request: Any, context: Any) -> Any:
@@ -150,6 +158,49 @@ async def arrived(recorder: Recorder, ids: dict[str, float], within: float) -> N
         await asyncio.sleep(0.05)
 
 
+async def until_count(recorder: Recorder, count: int, within: float) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while len(recorder.arrivals) < count:
+        if loop.time() > deadline:
+            fail(
+                f"{count - len(recorder.arrivals)} events did not reach the plugin in {within:g} s"
+            )
+        await asyncio.sleep(0.05)
+
+
+async def create_releases(base_url: str, rate: float, seconds: float) -> tuple[int, float, float]:
+    """POST releases at up to `rate` a second for `seconds` over at most 32 connections (fewer
+    when the service is slower); (releases created, start time, time of the last 201)."""
+    url = f"{base_url}api/v2/repos/bench/app/releases"
+    headers = {"Authorization": f"token {API_TOKEN}"}
+    created, last = 0, 0.0
+    slots = asyncio.Semaphore(32)
+
+    async def one(session: aiohttp.ClientSession, n: int) -> None:
+        nonlocal created, last
+        try:
+            async with session.post(url, json={"tag_name": f"v0.{n}.0"}, headers=headers) as resp:
+                if resp.status != 201:
+                    fail(f"creating a release answered {resp.status}: {await resp.text()}")
+                created, last = created + 1, time.time()
+        finally:
+            slots.release()
+
+    connector = aiohttp.TCPConnector(limit=32)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        started = time.time()
+        tasks = []
+        while (elapsed := time.time() - started) < seconds:
+            if len(tasks) < rate * elapsed:
+                await slots.acquire()
+                tasks.append(asyncio.create_task(one(session, len(tasks))))
+            else:
+                await asyncio.sleep(0.002)
+        await asyncio.gather(*tasks)
+    return created, started, last
+
+
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * p / 100))]
@@ -184,7 +235,11 @@ class Cpu:
         now = await self._now()
         spent = {name: max(now[name] - self.before.get(name, 0.0), 1e-9) for name in now}
         parts = [f"{name} {seconds / events * 1e6:.0f}" for name, seconds in spent.items()]
-        rates = [f"{name} {events / seconds:,.0f}" for name, seconds in spent.items()]
+        # under a millisecond (the relay of a drain has nothing to send) is no rate
+        rates = [
+            f"{name} {events / seconds:,.0f}" if seconds >= 1e-3 else f"{name} -"
+            for name, seconds in spent.items()
+        ]
         return f"CPU µs/event: {', '.join(parts)}; events per CPU-second: {', '.join(rates)}"
 
 
@@ -235,6 +290,20 @@ async def bench(
         f"drain: {args.backlog} events committed at once, all delivered in {last - at:.2f} s "
         f"({args.backlog / (last - at):.0f}/s); {await cpu.line(args.backlog)}"
     )
+    # Through the public API: the producer's own writes, outbox and relay, as in production.
+    await cpu.start()
+    before = len(recorder.arrivals)
+    created, started, last_201 = await create_releases(args.api_url, args.api_rate, args.seconds)
+    expected = before + 2 * created
+    await until_count(recorder, expected, 300)
+    new = sorted(recorder.arrivals.values())[before:]
+    last = max(new)
+    report.row(
+        f"through the API: {created} releases created at {created / (last_201 - started):.0f}/s "
+        f"(offered {args.api_rate:g}/s) = {2 * created} events; delivered at "
+        f"{2 * created / (last - started):.0f}/s, the last {last - last_201:.2f} s after the last "
+        f"201; {await cpu.line(2 * created)}"
+    )
     duplicates = recorder.calls - len(recorder.arrivals)
     report.row(f"lost 0, duplicate OnEvent calls {duplicates}")
 
@@ -247,6 +316,20 @@ async def bench(
         report.row("pg_stat_statements, top 12 by total time (all phases):")
         for row in rows:
             report.row(f"  {row['ms']:>7} ms {row['calls']:>8} calls  {row['query']}")
+
+
+async def add_api_caller(database_url: str) -> None:
+    """User `bench` with a token and its repository `app`, for the API phase."""
+    conn = await asyncpg.connect(database_url)
+    try:
+        owner, _ = await add_bench_app(conn)
+        await conn.execute(
+            "INSERT INTO core.access_tokens (user_id, token_sha256) VALUES ($1, $2)",
+            owner,
+            hashlib.sha256(API_TOKEN.encode()).digest(),
+        )
+    finally:
+        await conn.close()
 
 
 @contextlib.contextmanager
@@ -278,6 +361,7 @@ def main() -> int:
     parser.add_argument("--overload", type=float, help="events/s offered in the sustained phase")
     parser.add_argument("--seconds", type=float, help="length of the rate phases")
     parser.add_argument("--backlog", type=int, help="events of the drain phase")
+    parser.add_argument("--api-rate", type=float, help="releases/s offered through the API")
     parser.add_argument("--profile", action="store_true", help="report pg_stat_statements")
     parser.add_argument(
         "--max-in-flight", type=int, help="the plugin's max_in_flight (default: the gateway's)"
@@ -287,6 +371,7 @@ def main() -> int:
     with workspace("forge-bench-events-") as (folder, default_url), contextlib.ExitStack() as stack:
         url = stack.enter_context(profiled_database(folder)) if args.profile else default_url
         migrate_database(url)
+        asyncio.run(add_api_caller(url))
         run(args, url, folder, report, stack)
     report.end()
     return 0
@@ -310,7 +395,7 @@ def run(
     env = {"EVENTS_SECRET": SECRET, "PLUGINS_FILE": str(plugins)}
     gateway, gateway_url = stack.enter_context(service("gateway", database_url, folder / "s1", env))
     producer_env = {"EVENTS_SECRET": SECRET, "GATEWAY_URL": gateway_url}
-    producer, _ = stack.enter_context(
+    producer, args.api_url = stack.enter_context(
         service("releases", database_url, folder / "s2", producer_env)
     )
     pids = {"gateway": gateway.pid, "producer": producer.pid}
