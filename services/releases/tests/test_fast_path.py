@@ -1,9 +1,10 @@
-"""The update check's kept answer given before routing (forge_common.fast_path): the same status,
-body and headers as the routed answer, counted under the route in the request metrics; anything
-the fast path cannot vouch for (a token, HEAD, an encoded path, a body) takes the ordinary way.
+"""The update check's kept answer and the list's kept page, given before routing
+(forge_common.fast_path): the same status, body and headers as the routed answer, counted under
+the route in the request metrics; anything the fast path cannot vouch for (a token, HEAD, an
+encoded path, a body) takes the ordinary way.
 
 `make_client` serves the app as `forge serve` does (ForgeTestServer), so every releases test
-goes through the fast path where it applies; these tests check that it was taken or declined."""
+goes through the fast paths where they apply; these tests check that they were taken or declined."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from aiohttp import web
-from forge_common.fast_path import FAST_PATHS
+from forge_common.fast_path import FAST_PATHS, Answerer
 from yarl import URL
 
 from .support import auth, one_repo, rel
@@ -21,20 +22,22 @@ ROUTE = 'route="/api/v2/repos/{owner}/{repo}/releases/update"'
 
 
 async def spied_client(make_client: Any, load: Any) -> tuple[Any, list[bool]]:
-    """A client, and one entry per request the fast path was offered: True when it answered."""
+    """A client, and one entry per request a fast path was offered: True when it answered."""
     await load(one_repo([rel("v1.1.0", 1, "App-arm64.zip")]))
     client = await make_client(wait_cache=True)
-    (path,) = client.app[FAST_PATHS]
     offered: list[bool] = []
-    answer = path.answer
+    for path in client.app[FAST_PATHS]:
+        path.answer = spy(path.answer, offered)
+    return client, offered
 
-    def spy(request: web.BaseRequest, match: Mapping[str, str]) -> web.StreamResponse | None:
+
+def spy(answer: Answerer, offered: list[bool]) -> Answerer:
+    def spied(request: web.BaseRequest, match: Mapping[str, str]) -> web.StreamResponse | None:
         response = answer(request, match)
         offered.append(response is not None)
         return response
 
-    path.answer = spy
-    return client, offered
+    return spied
 
 
 def varying(headers: Any) -> list[tuple[str, str]]:
@@ -88,3 +91,22 @@ async def test_what_the_fast_path_cannot_vouch_for_is_routed(make_client: Any, l
     with_body = await client.get(CHECK, data=b"x")
     assert (with_body.status, await with_body.read()) == (200, kept)
     assert offered == [False, False, False]
+
+
+async def test_kept_list_page_is_the_routed_page(make_client: Any, load: Any) -> None:
+    client, offered = await spied_client(make_client, load)
+    page = "/api/v2/repos/owner/app/releases?limit=1"
+    routed = await client.get(page)  # computes and keeps the page for a second
+    assert offered == [False]
+    fast = await client.get(page)
+    if offered == [False, False]:  # the second came after the page expired: once more
+        routed, fast = fast, await client.get(page)
+    assert offered[-1] is True
+    assert (fast.status, await fast.read()) == (routed.status, await routed.read())
+    assert [r["tag_name"] for r in await fast.json()] == ["v1.1.0"]
+    assert varying(fast.headers) == varying(routed.headers)
+    assert fast.headers["X-Total-Count"] == "1"
+
+    signed_in = await client.get(page, headers=auth("owner"))
+    assert offered[-1] is False  # declined: a token takes the ordinary way
+    assert (signed_in.status, await signed_in.read()) == (200, await fast.read())

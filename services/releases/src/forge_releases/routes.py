@@ -33,13 +33,18 @@ KEYS = "/api/v2/repos/{owner}/{repo}/update_keys"
 
 def add_routes(app: web.Application) -> None:
     # the update check first: the router tries routes in order, and it is the hot path; its kept
-    # answers are also given before routing (forge_common.fast_path)
-    (update,) = app.router.add_routes([web.get(f"{API}/update", update_check)])
-    add_fast_path(app, update, partial(fast_update_check, app))
-    app.router.add_routes(
+    # answers, and the list's kept pages, are also given before routing (forge_common.fast_path)
+    update, _, listing = app.router.add_routes(
         [
+            web.get(f"{API}/update", update_check),
             web.get("/api/v2/openapi.json", openapi.serve),
             web.get(API, read.list_releases),
+        ]
+    )
+    add_fast_path(app, update, partial(fast_update_check, app))
+    add_fast_path(app, listing, partial(read.fast_list, app))
+    app.router.add_routes(
+        [
             # literal suffixes before {tag}: `update` and `latest` are not tags here
             web.get(f"{API}/latest", read.latest_release),
             web.get(f"{API}/{{tag}}", read.get_release),

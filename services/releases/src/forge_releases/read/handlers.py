@@ -21,6 +21,7 @@ from ..keys import DOWNLOAD_COUNTER, RELEASE_CACHE
 from ..models import Release, Resolved
 from ..urls import api_releases_url
 from . import queries, render
+from .cache import RepoEntry
 from .params import Page, flag, page_of, storable_tag
 from .resolve import resolve
 from .update import STABLE
@@ -154,7 +155,7 @@ async def kept_list(
     # anonymous (no header: the middleware set no viewer) and public: every such caller gets
     # the same page for the same query string
     shared = resolved.public and hdrs.AUTHORIZATION not in request.headers
-    key = f"{shape}?{request.rel_url.raw_query_string}"
+    key = f"{shape}?{request.rel_url.raw_query_string}"  # as `fast_list` looks it up
     if shared and (kept := cache.get_list(resolved.ref.repo_id, key)) is not None:
         return kept.respond(request, True)
     token = cache.token()
@@ -162,6 +163,23 @@ async def kept_list(
     if shared and not drafts:
         cache.put_list(resolved.ref.repo_id, key, answer, token)
     return answer.respond(request, resolved.public and not drafts)
+
+
+def fast_list(
+    app: web.Application, request: web.BaseRequest, match: Mapping[str, str]
+) -> web.Response | None:
+    """The list's kept page before routing (forge_common.fast_path, routes.py): what `kept_list`
+    answers an anonymous caller of a repository they may read, without the router and
+    middleware chain. A query naming an update key is never kept (its resolution is not public),
+    so it is never found here either."""
+    if hdrs.AUTHORIZATION in request.headers:
+        return None
+    cache = app[RELEASE_CACHE]
+    entry = cache.get_name((match["owner"], match["repo"]))
+    if not isinstance(entry, RepoEntry) or entry.for_anonymous is None:
+        return None
+    kept = cache.get_list(entry.ref.repo_id, f"v2?{request.rel_url.raw_query_string}")
+    return kept.respond(request, True) if kept is not None else None
 
 
 async def find_release(
