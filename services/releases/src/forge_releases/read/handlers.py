@@ -21,9 +21,8 @@ from ..keys import DOWNLOAD_COUNTER, RELEASE_CACHE
 from ..models import Release, Resolved
 from ..urls import api_releases_url
 from . import queries, render
-from .cache import RepoEntry
 from .params import Page, flag, page_of, storable_tag
-from .resolve import resolve
+from .resolve import kept_for_anonymous, resolve
 from .update import STABLE
 from .update_answer import Answer
 
@@ -172,13 +171,10 @@ def fast_list(
     answers an anonymous caller of a repository they may read, without the router and
     middleware chain. A query naming an update key is never kept (its resolution is not public),
     so it is never found here either."""
-    if hdrs.AUTHORIZATION in request.headers:
+    entry = kept_for_anonymous(app, request, match["owner"], match["repo"])
+    if entry is None:
         return None
-    cache = app[RELEASE_CACHE]
-    entry = cache.get_name((match["owner"], match["repo"]))
-    if not isinstance(entry, RepoEntry) or entry.for_anonymous is None:
-        return None
-    kept = cache.get_list(entry.ref.repo_id, f"v2?{request.rel_url.raw_query_string}")
+    kept = app[RELEASE_CACHE].get_list(entry.ref.repo_id, f"v2?{request.rel_url.raw_query_string}")
     return kept.respond(request, True) if kept is not None else None
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import partial
 
-from aiohttp import hdrs, web
+from aiohttp import web
 from forge_common.keys import SETTINGS
 
 from ..access_keys.grant import names_key
@@ -18,10 +18,10 @@ from ..access_keys.signed_urls import handed_out_url, signed
 from ..errors import InvalidVersion
 from ..keys import RELEASE_CACHE
 from ..models import RepoRef
-from .cache import RepoEntry, RepoReleases
+from .cache import RepoReleases
 from .candidates import repo_releases
 from .render import UrlMap, unchanged
-from .resolve import resolve
+from .resolve import kept_for_anonymous, resolve
 from .update import STABLE, BadVersion, UpdateQuery
 from .update_answer import Answer, prepare_answer
 
@@ -38,14 +38,10 @@ def prepared_answer(
     app: web.Application, request: web.BaseRequest, owner: str, repo: str, key: str
 ) -> web.Response | None:
     """`cached_answer` for a request that may not be routed yet (`fast_update_check`)."""
-    # The auth middleware sets a viewer exactly when this header is present; testing the header
-    # is cheaper than the request-state lookup, which raises KeyError for anonymous callers.
-    if hdrs.AUTHORIZATION in request.headers:
+    entry = kept_for_anonymous(app, request, owner, repo)
+    if entry is None:
         return None
     cache = app[RELEASE_CACHE]
-    entry = cache.get_name((owner, repo))
-    if not isinstance(entry, RepoEntry) or entry.for_anonymous is None:
-        return None
     releases = cache.get_repo(entry.ref.repo_id)
     if releases is None:
         return None
