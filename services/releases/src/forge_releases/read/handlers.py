@@ -155,13 +155,18 @@ async def kept_list(
     # the same page for the same query string
     shared = resolved.public and hdrs.AUTHORIZATION not in request.headers
     key = f"{shape}?{request.rel_url.raw_query_string}"  # as `fast_list` looks it up
-    if shared and (kept := cache.get_list(resolved.ref.repo_id, key)) is not None:
+    if not shared:
+        answer, drafts = await page()
+        return answer.respond(request, resolved.public and not drafts)
+    if (kept := cache.get_list(resolved.ref.repo_id, key)) is not None:
         return kept.respond(request, True)
-    token = cache.token()
-    answer, drafts = await page()
-    if shared and not drafts:
-        cache.put_list(resolved.ref.repo_id, key, answer, token)
-    return answer.respond(request, resolved.public and not drafts)
+
+    async def shareable() -> tuple[Answer, bool]:
+        answer, drafts = await page()
+        return answer, not drafts
+
+    answer, public = await cache.shared_list(resolved.ref.repo_id, key, shareable)
+    return answer.respond(request, public)
 
 
 def fast_list(
