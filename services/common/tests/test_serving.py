@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from typing import Any
 
 import pytest
 from aiohttp import web
@@ -15,7 +14,8 @@ from aiohttp.test_utils import TestServer
 from forge_common.app import create_app
 from forge_common.render import json_response
 from forge_common.service import Service
-from forge_common.serving import ForgeRunner, refused_path
+from forge_common.serving import refused_path
+from forge_common.testing.server import ForgeTestServer
 
 SECRET_TOKEN = "s3cr3t-token-value"
 
@@ -27,11 +27,6 @@ async def echo(request: web.Request) -> web.Response:
 def setup(app: web.Application, settings: object) -> None:
     for prefix in ("/api/v1", "/api/v2"):
         app.router.add_post(f"{prefix}/echo", echo)
-
-
-class ForgeTestServer(TestServer):
-    async def _make_runner(self, **kwargs: Any) -> web.BaseRunner:
-        return ForgeRunner(self.app, **{**kwargs, "access_log": None})  # as `forge serve`
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ from forge_common.config import Settings
 from forge_common.keys import NOTIFICATIONS
 from forge_common.notifications import NotificationOptions
 from forge_common.testing.s3 import S3Server, running_s3
+from forge_common.testing.server import ForgeTestServer
 from forge_releases.app import create_app
 from forge_releases.options import Options
 
@@ -35,7 +36,10 @@ def make_client(settings: Settings, aiohttp_client: Any) -> MakeClient:
         app_settings: Settings | None = None,
     ) -> TestClient[web.Request, web.Application]:
         app = create_app(app_settings or settings, options, notifications)
-        client: TestClient[web.Request, web.Application] = await aiohttp_client(app)
+        # served as `forge serve` serves it: the update check's fast path included
+        client: TestClient[web.Request, web.Application] = await aiohttp_client(
+            ForgeTestServer(app)
+        )
         if wait_cache:
             await asyncio.wait_for(app[NOTIFICATIONS].listening.wait(), 10)
         return client

@@ -10,6 +10,7 @@ from typing import Any
 
 from forge_common.testing.waiting import eventually
 from forge_releases.keys import RELEASE_CACHE
+from forge_releases.read import queries
 
 from .support import auth, one_repo, rel
 
@@ -72,3 +73,33 @@ async def test_a_caller_with_a_token_never_gets_the_anonymous_page(
     assert [r["tag_name"] for r in await listed(client, path)] == ["v1.0.0"]
     assert [r["tag_name"] for r in await listed(client, path, "owner")] == ["v2.0.0", "v1.0.0"]
     assert [r["tag_name"] for r in await listed(client, path)] == ["v1.0.0"]
+
+
+async def test_callers_finding_no_page_kept_share_one_computation(
+    make_client: Any, load: Any, db: Any, monkeypatch: Any
+) -> None:
+    await load(one_repo([rel("v1.0.0", 1, "App.zip")]))
+    client = await make_client(wait_cache=True)
+    await listed(client)
+    repo_id = await db.fetchval("SELECT id FROM core.repositories WHERE name = 'app'")
+    client.app[RELEASE_CACHE].downloaded(repo_id)  # the page dropped; the repository still known
+
+    # the real count, held until every caller has arrived, and counted
+    counted = []
+    arrived = asyncio.Event()
+    real_count = queries.count_releases
+
+    async def held_count(*args: Any, **kwargs: Any) -> int:
+        counted.append(1)
+        await arrived.wait()
+        return await real_count(*args, **kwargs)
+
+    monkeypatch.setattr(queries, "count_releases", held_count)
+    callers = [asyncio.create_task(listed(client)) for _ in range(8)]
+    await eventually(lambda: bool(counted), what="the page being computed")
+    await asyncio.sleep(0.3)  # the other callers have arrived too
+    arrived.set()
+    pages = await asyncio.gather(*callers)
+    assert counted == [1]  # one computation (each caller computing its own page gave 8)
+    assert all(page == pages[0] for page in pages)
+    assert [r["tag_name"] for r in pages[0]] == ["v1.0.0"]

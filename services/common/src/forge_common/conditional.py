@@ -17,7 +17,7 @@ def quoted(digest: str) -> str:
     return f'"{digest}"'
 
 
-def none_match(request: web.Request, etag: str) -> bool:
+def none_match(request: web.BaseRequest, etag: str) -> bool:
     """True when `If-None-Match` is `*` or lists `etag` (weak comparison, RFC 9110 §13.1.2).
 
     `etag` is the header form, quotes included, as `quoted()` makes it.

@@ -101,7 +101,7 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
     return response
 
 
-def stamp_headers(request: web.Request, response: web.StreamResponse) -> None:
+def stamp_headers(request: web.BaseRequest, response: web.StreamResponse) -> None:
     """The headers every response carries, for a handler that prepares (streams) its response
     itself: call it before `prepare()`."""
     request_id = request.get(REQUEST_ID)

@@ -7,7 +7,8 @@ it logs the refusal as an ERROR with the raw header, credentials included. aioht
 hook for either, so this module subclasses the three classes that build a connection:
 
     ForgeRunner (web.AppRunner)    its `_make_server` returns a ForgeServer
-    ForgeServer (web.Server)       its `__call__` builds a ForgeRequestHandler per connection
+    ForgeServer (web.Server)       its `__call__` builds a ForgeRequestHandler per connection;
+                                   it offers requests to the app's fast paths first (fast_path.py)
     ForgeRequestHandler            `handle_error` (parser refusals) and `finish_response` (an
                                    HTTP error that escaped the application: the expect handler)
                                    render our JSON error body with a request id
@@ -32,6 +33,7 @@ from aiohttp.http_exceptions import BadHttpMethod
 from aiohttp.web_protocol import RequestHandler
 
 from .errors import ApiError, InvalidInput
+from .fast_path import with_fast_paths
 from .middleware import (
     NOSNIFF,
     REQUEST_ID,
@@ -161,7 +163,7 @@ class ForgeRunner(web.AppRunner):
         server = await super()._make_server()  # starts the application
         kwargs: dict[str, Any] = dict(server._kwargs)
         return ForgeServer(
-            server.request_handler,
+            with_fast_paths(self.app, server.request_handler),
             request_factory=server.request_factory,
             handler_cancellation=server.handler_cancellation,
             loop=asyncio.get_running_loop(),

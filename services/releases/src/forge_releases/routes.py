@@ -3,7 +3,10 @@ and the write side, in the order the router tries them."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from aiohttp import web
+from forge_common.fast_path import add_fast_path
 
 from .access_keys import handlers as update_keys
 from .compat import atom as compat_atom
@@ -16,7 +19,7 @@ from .openapi import handler as openapi
 from .pages import handlers as pages
 from .publish import handlers as publish
 from .read import handlers as read
-from .read.update_check import update_check
+from .read.update_check import fast_update_check, update_check
 from .tauri_keys import handlers as tauri_key
 
 API = "/api/v2/repos/{owner}/{repo}/releases"
@@ -31,12 +34,19 @@ TAURI_KEY = "/api/v2/repos/{owner}/{repo}/tauri_key"
 
 
 def add_routes(app: web.Application) -> None:
-    app.router.add_routes(
+    # the update check first: the router tries routes in order, and it is the hot path; its kept
+    # answers, and the list's kept pages, are also given before routing (forge_common.fast_path)
+    update, _, listing = app.router.add_routes(
         [
-            # the update check first: the router tries routes in order, and it is the hot path
             web.get(f"{API}/update", update_check),
             web.get("/api/v2/openapi.json", openapi.serve),
             web.get(API, read.list_releases),
+        ]
+    )
+    add_fast_path(app, update, partial(fast_update_check, app))
+    add_fast_path(app, listing, partial(read.fast_list, app))
+    app.router.add_routes(
+        [
             # literal suffixes before {tag}: `update` and `latest` are not tags here
             web.get(f"{API}/latest", read.latest_release),
             web.get(f"{API}/{{tag}}", read.get_release),

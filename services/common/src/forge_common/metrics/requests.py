@@ -16,6 +16,7 @@ from bisect import bisect_left
 from collections.abc import Iterator
 
 from aiohttp import web
+from aiohttp.web_urldispatcher import AbstractResource
 from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector, CollectorRegistry
 
@@ -43,8 +44,14 @@ class RequestMetrics(Collector):
         registry.register(self)
 
     def observe(self, request: web.BaseRequest, status: int, seconds: float) -> None:
-        method = request.method
-        key = (request.match_info.route.resource, method, status)  # type: ignore[attr-defined]
+        route = request.match_info.route  # type: ignore[attr-defined]
+        self.observe_route(route.resource, request.method, status, seconds)
+
+    def observe_route(
+        self, resource: AbstractResource | None, method: str, status: int, seconds: float
+    ) -> None:
+        """`observe` for a request answered before routing (forge_common.fast_path)."""
+        key = (resource, method, status)
         series = self._series.get(key)
         if series is None:
             if method not in METHODS:

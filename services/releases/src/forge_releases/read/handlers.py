@@ -22,7 +22,7 @@ from ..models import Release, Resolved
 from ..urls import api_releases_url
 from . import queries, render
 from .params import Page, flag, page_of, storable_tag
-from .resolve import resolve
+from .resolve import kept_for_anonymous, resolve
 from .update import STABLE
 from .update_answer import Answer
 
@@ -154,14 +154,33 @@ async def kept_list(
     # anonymous (no header: the middleware set no viewer) and public: every such caller gets
     # the same page for the same query string
     shared = resolved.public and hdrs.AUTHORIZATION not in request.headers
-    key = f"{shape}?{request.rel_url.raw_query_string}"
-    if shared and (kept := cache.get_list(resolved.ref.repo_id, key)) is not None:
+    key = f"{shape}?{request.rel_url.raw_query_string}"  # as `fast_list` looks it up
+    if not shared:
+        answer, drafts = await page()
+        return answer.respond(request, resolved.public and not drafts)
+    if (kept := cache.get_list(resolved.ref.repo_id, key)) is not None:
         return kept.respond(request, True)
-    token = cache.token()
-    answer, drafts = await page()
-    if shared and not drafts:
-        cache.put_list(resolved.ref.repo_id, key, answer, token)
-    return answer.respond(request, resolved.public and not drafts)
+
+    async def shareable() -> tuple[Answer, bool]:
+        answer, drafts = await page()
+        return answer, not drafts
+
+    answer, public = await cache.shared_list(resolved.ref.repo_id, key, shareable)
+    return answer.respond(request, public)
+
+
+def fast_list(
+    app: web.Application, request: web.BaseRequest, match: Mapping[str, str]
+) -> web.Response | None:
+    """The list's kept page before routing (forge_common.fast_path, routes.py): what `kept_list`
+    answers an anonymous caller of a repository they may read, without the router and
+    middleware chain. A query naming an update key is never kept (its resolution is not public),
+    so it is never found here either."""
+    entry = kept_for_anonymous(app, request, match["owner"], match["repo"])
+    if entry is None:
+        return None
+    kept = app[RELEASE_CACHE].get_list(entry.ref.repo_id, f"v2?{request.rel_url.raw_query_string}")
+    return kept.respond(request, True) if kept is not None else None
 
 
 async def find_release(

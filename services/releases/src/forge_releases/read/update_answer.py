@@ -46,7 +46,7 @@ class Answer:
         object.__setattr__(self, "private_headers", {**cache_headers(False), **extra})
         object.__setattr__(self, "_this_second", [0, self.public_headers])
 
-    def respond(self, request: web.Request, public: bool) -> web.Response:
+    def respond(self, request: web.BaseRequest, public: bool) -> web.Response:
         headers = self.public_headers if public else self.private_headers
         # the header test first: the hot path never parses an absent If-None-Match
         if self.etag and hdrs.IF_NONE_MATCH in request.headers and none_match(request, self.etag):

@@ -7,9 +7,10 @@ database (candidates.py) and the choice from update.py.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
 
-from aiohttp import hdrs, web
+from aiohttp import web
 from forge_common.keys import SETTINGS
 
 from ..access_keys.grant import names_key
@@ -17,10 +18,10 @@ from ..access_keys.signed_urls import handed_out_url, signed
 from ..errors import InvalidVersion
 from ..keys import RELEASE_CACHE
 from ..models import RepoRef
-from .cache import RepoEntry, RepoReleases
+from .cache import RepoReleases
 from .candidates import repo_releases
 from .render import UrlMap, unchanged
-from .resolve import resolve
+from .resolve import kept_for_anonymous, resolve
 from .update import STABLE, BadVersion, UpdateQuery
 from .update_answer import Answer, prepare_answer
 
@@ -29,15 +30,18 @@ def cached_answer(request: web.Request, key: str) -> web.Response | None:
     """The hot path, with no await and no query: an anonymous request for public data whose
     repository and answer (under `key`) are both cached. None: take the full path. The update
     feeds (feeds/handlers.py) share it."""
-    # The auth middleware sets a viewer exactly when this header is present; testing the header
-    # is cheaper than the request-state lookup, which raises KeyError for anonymous callers.
-    if hdrs.AUTHORIZATION in request.headers:
-        return None
-    cache = request.app[RELEASE_CACHE]
     match = request.match_info
-    entry = cache.get_name((match["owner"], match["repo"]))
-    if not isinstance(entry, RepoEntry) or entry.for_anonymous is None:
+    return prepared_answer(request.app, request, match["owner"], match["repo"], key)
+
+
+def prepared_answer(
+    app: web.Application, request: web.BaseRequest, owner: str, repo: str, key: str
+) -> web.Response | None:
+    """`cached_answer` for a request that may not be routed yet (`fast_update_check`)."""
+    entry = kept_for_anonymous(app, request, owner, repo)
+    if entry is None:
         return None
+    cache = app[RELEASE_CACHE]
     releases = cache.get_repo(entry.ref.repo_id)
     if releases is None:
         return None
@@ -46,6 +50,16 @@ def cached_answer(request: web.Request, key: str) -> web.Response | None:
         return None
     cache.hits += 1
     return answer.respond(request, True)
+
+
+def fast_update_check(
+    app: web.Application, request: web.BaseRequest, match: Mapping[str, str]
+) -> web.Response | None:
+    """The update check's kept answer before routing (forge_common.fast_path, routes.py): what
+    `update_check` answers from `cached_answer`, without the router and middleware chain."""
+    return prepared_answer(
+        app, request, match["owner"], match["repo"], request.rel_url.raw_query_string
+    )
 
 
 async def update_check(request: web.Request) -> web.Response:

@@ -1,0 +1,112 @@
+"""The update check's kept answer and the list's kept page, given before routing
+(forge_common.fast_path): the same status, body and headers as the routed answer, counted under
+the route in the request metrics; anything the fast path cannot vouch for (a token, HEAD, an
+encoded path, a body) takes the ordinary way.
+
+`make_client` serves the app as `forge serve` does (ForgeTestServer), so every releases test
+goes through the fast paths where they apply; these tests check that they were taken or declined."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from aiohttp import web
+from forge_common.fast_path import FAST_PATHS, Answerer
+from yarl import URL
+
+from .support import auth, one_repo, rel
+
+CHECK = "/api/v2/repos/owner/app/releases/update?version=1.0.0&platform=darwin&arch=arm64"
+ROUTE = 'route="/api/v2/repos/{owner}/{repo}/releases/update"'
+
+
+async def spied_client(make_client: Any, load: Any) -> tuple[Any, list[bool]]:
+    """A client, and one entry per request a fast path was offered: True when it answered."""
+    await load(one_repo([rel("v1.1.0", 1, "App-arm64.zip")]))
+    client = await make_client(wait_cache=True)
+    offered: list[bool] = []
+    for path in client.app[FAST_PATHS]:
+        path.answer = spy(path.answer, offered)
+    return client, offered
+
+
+def spy(answer: Answerer, offered: list[bool]) -> Answerer:
+    def spied(request: web.BaseRequest, match: Mapping[str, str]) -> web.StreamResponse | None:
+        response = answer(request, match)
+        offered.append(response is not None)
+        return response
+
+    return spied
+
+
+def varying(headers: Any) -> list[tuple[str, str]]:
+    """Every header in order, with the values that change per request or second blanked."""
+    return [(k, "" if k.lower() in ("x-request-id", "date") else v) for k, v in headers.items()]
+
+
+async def test_kept_answer_is_the_routed_answer(make_client: Any, load: Any) -> None:
+    client, offered = await spied_client(make_client, load)
+    routed = await client.get(CHECK)  # computes and keeps the answer
+    assert offered == [False]
+    fast = await client.get(CHECK, headers={"X-Request-Id": "caller-id-1"})
+    assert offered == [False, True]
+    assert (fast.status, await fast.read()) == (routed.status, await routed.read())
+    assert (await fast.json())["name"] == "v1.1.0"
+    assert varying(fast.headers) == varying(routed.headers)
+    assert fast.headers["X-Request-Id"] == "caller-id-1"
+    assert fast.headers["X-Content-Type-Options"] == "nosniff"
+    assert len(routed.headers["X-Request-Id"]) == 32  # a new id when none is sent
+
+    not_modified = await client.get(CHECK, headers={"If-None-Match": fast.headers["ETag"]})
+    assert offered[-1] is True
+    assert not_modified.status == 304
+    assert await not_modified.read() == b""
+    assert not_modified.headers["ETag"] == fast.headers["ETag"]
+    assert not_modified.headers["X-Content-Type-Options"] == "nosniff"
+
+    metrics = await (await client.get("/metrics")).text()
+    assert f'forge_http_requests_total{{method="GET",{ROUTE},status="200"}} 2.0' in metrics
+    assert f'forge_http_requests_total{{method="GET",{ROUTE},status="304"}} 1.0' in metrics
+
+
+async def test_what_the_fast_path_cannot_vouch_for_is_routed(make_client: Any, load: Any) -> None:
+    client, offered = await spied_client(make_client, load)
+    kept = await (await client.get(CHECK)).read()
+    assert offered == [False]
+
+    # a token: the middleware authenticates it (the owner's answer is the same release)
+    owner = await client.get(CHECK, headers=auth("owner"))
+    assert offered == [False, False]
+    assert (owner.status, await owner.read()) == (200, kept)
+    unknown = await client.get(CHECK, headers={"Authorization": "token nobody-has-this"})
+    assert unknown.status == 401
+
+    # neither offered: HEAD, a percent-encoded path, a body, an Expect header
+    head = await client.head(CHECK)
+    assert (head.status, await head.read()) == (200, b"")
+    # sent as is (yarl would decode `%6F`): the router decodes it, the fast path is not offered it
+    encoded = await client.get(URL(CHECK.replace("/owner/", "/%6Fwner/"), encoded=True))
+    assert (encoded.status, await encoded.read()) == (200, kept)
+    with_body = await client.get(CHECK, data=b"x")
+    assert (with_body.status, await with_body.read()) == (200, kept)
+    assert offered == [False, False, False]
+
+
+async def test_kept_list_page_is_the_routed_page(make_client: Any, load: Any) -> None:
+    client, offered = await spied_client(make_client, load)
+    page = "/api/v2/repos/owner/app/releases?limit=1"
+    routed = await client.get(page)  # computes and keeps the page for a second
+    assert offered == [False]
+    fast = await client.get(page)
+    if offered == [False, False]:  # the second came after the page expired: once more
+        routed, fast = fast, await client.get(page)
+    assert offered[-1] is True
+    assert (fast.status, await fast.read()) == (routed.status, await routed.read())
+    assert [r["tag_name"] for r in await fast.json()] == ["v1.1.0"]
+    assert varying(fast.headers) == varying(routed.headers)
+    assert fast.headers["X-Total-Count"] == "1"
+
+    signed_in = await client.get(page, headers=auth("owner"))
+    assert offered[-1] is False  # declined: a token takes the ordinary way
+    assert (signed_in.status, await signed_in.read()) == (200, await fast.read())
