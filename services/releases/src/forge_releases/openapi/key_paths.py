@@ -57,6 +57,13 @@ _ADMIN_ERRORS = {
 }
 _NO_STORE = {"Cache-Control": {"schema": {"type": "string", "const": "no-store"}}}
 
+
+def _json_body(field: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """A required JSON object body with one required field."""
+    body = {"type": "object", "required": [field], "properties": {field: schema}}
+    return {"required": True, "content": {"application/json": {"schema": body}}}
+
+
 KEY_PATHS: dict[str, Any] = {
     KEYS: {
         "get": {
@@ -89,18 +96,7 @@ KEY_PATHS: dict[str, Any] = {
                 },
                 "update keys",
             ),
-            "requestBody": {
-                "required": True,
-                "content": {
-                    "application/json": {
-                        "schema": {
-                            "type": "object",
-                            "required": ["name"],
-                            "properties": {"name": _NAME},
-                        }
-                    }
-                },
-            },
+            "requestBody": _json_body("name", _NAME),
             "security": [{"token": []}],
         },
     },
@@ -160,25 +156,15 @@ KEY_PATHS[TAURI_KEY] = {
             },
             "update keys",
         ),
-        "requestBody": {
-            "required": True,
-            "content": {
-                "application/json": {
-                    "schema": {
-                        "type": "object",
-                        "required": ["public_key"],
-                        "properties": {
-                            "public_key": {
-                                "type": "string",
-                                "minLength": 1,
-                                "description": "what `tauri signer generate` wrote to the .pub "
-                                "file (its base64 form), the decoded file, or its key line",
-                            }
-                        },
-                    }
-                }
+        "requestBody": _json_body(
+            "public_key",
+            {
+                "type": "string",
+                "minLength": 1,
+                "description": "what `tauri signer generate` wrote to the .pub file (its base64 "
+                "form), the decoded file, or its key line",
             },
-        },
+        ),
         "security": [{"token": []}],
     },
     "delete": {
