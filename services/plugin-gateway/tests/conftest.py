@@ -28,6 +28,8 @@ from forge_gateway.plugins.plugin import ManagedPlugin
 from google.protobuf.message import Message
 from plugin.v1 import plugin_pb2
 
+from .events_support import WORLD as EVENTS_WORLD
+
 SERVICE = "plugin.v1.PluginService"
 Handler = Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Message]]
 
@@ -314,3 +316,17 @@ class _Helpers:
     eventually = staticmethod(eventually)
     free_port = staticmethod(free_port)
     managed = staticmethod(managed)
+
+
+@pytest.fixture
+def fresh(aiohttp_client: Any, settings: Any, tmp_path: Path, load: Any, helpers: Any) -> Any:
+    """`client = await fresh([entry(...)], options)`: a gateway on a fresh database."""
+
+    async def make(plugins: list[dict[str, Any]], options: Options | None = None) -> Any:
+        await load(EVENTS_WORLD)
+        path = tmp_path / "plugins.json"
+        path.write_text(json.dumps({"plugins": plugins}))
+        app = create_app(dataclasses.replace(settings, plugins_file=path), options or helpers.FAST)
+        return await aiohttp_client(app)
+
+    return make

@@ -1,0 +1,76 @@
+"""Helpers of the event delivery tests (test_events_*.py): envelopes, signed ingest requests, the
+deliveries' states and a wait for them. The `fresh` gateway fixture is in conftest.py."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from typing import Any
+
+from forge_common.keys import SETTINGS
+from forge_common.relay import sign
+from forge_common.testing.waiting import eventually
+from forge_gateway.options import BreakerOptions
+
+ROOT = {"Authorization": "token root-token"}
+WORLD = {"users": [{"name": "root", "admin": True, "tokens": ["root-token"]}]}
+
+
+def envelope(event_type: str = "release.published", **extra: Any) -> dict[str, Any]:
+    return {
+        "id": str(uuid.uuid4()),
+        "type": event_type,
+        "occurred_at": "2026-01-02T03:04:05.123456Z",
+        "source": "releases",
+        "repo_id": 7,
+        "org_id": None,
+        "actor_id": 1,
+        "payload": {"tag": "v1.2.0", "release_id": 42, "assets": [{"name": "a.zip"}]},
+        **extra,
+    }
+
+
+def nested(depth: int) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for _ in range(depth - 1):
+        value = {"a": [value]} if depth % 2 else {"a": value}
+    return value
+
+
+def signed(body: bytes, secret: str, timestamp: int | None = None) -> dict[str, str]:
+    stamp = int(time.time()) if timestamp is None else timestamp
+    return {
+        "Content-Type": "application/json",
+        "X-Forge-Timestamp": str(stamp),
+        "X-Forge-Signature": sign(secret, stamp, body),
+    }
+
+
+async def post_events(client: Any, events: list[dict[str, Any]]) -> Any:
+    body = json.dumps({"events": events}).encode()
+    headers = signed(body, client.app[SETTINGS].events_secret)
+    return await client.post("/internal/v1/events", data=body, headers=headers)
+
+
+async def statuses(db: Any) -> list[tuple[str, str, int]]:
+    rows = await db.fetch(
+        "SELECT plugin, status, attempts FROM gateway.deliveries ORDER BY plugin, id"
+    )
+    return [(r["plugin"], r["status"], r["attempts"]) for r in rows]
+
+
+def lenient() -> BreakerOptions:
+    """A breaker that stays closed through a few failed calls (retries are under test)."""
+    return BreakerOptions(min_calls=100, open_seconds=0.3)
+
+
+async def until_deliveries(
+    db: Any, expected: list[tuple[str, str, int]], within: float = 5.0
+) -> None:
+    """Wait until the deliveries are `expected` (plugin, status, attempts), in any order."""
+
+    async def matches() -> bool:
+        return sorted(await statuses(db)) == sorted(expected)
+
+    await eventually(matches, within, what=f"deliveries {sorted(expected)}")

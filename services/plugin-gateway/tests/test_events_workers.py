@@ -1,0 +1,166 @@
+"""Several delivery workers and their leases (docs/events.md "Delivery"): each event delivered
+once, a crashed worker's lease expiring, heartbeats, a graceful stop, pruning."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from dataclasses import replace
+from typing import Any
+
+from aiohttp.test_utils import TestClient, TestServer
+from forge_common.keys import SETTINGS
+from forge_gateway.app import create_app
+from forge_gateway.events import delivery, store
+from forge_gateway.keys import DELIVERY_WORKER
+
+from .events_support import (
+    envelope,
+    post_events,
+    statuses,
+    until_deliveries,
+)
+
+
+async def test_two_workers_deliver_each_event_exactly_once(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    fake = helpers.FakePlugin("shared", events=["release.published"])
+    fake.event_delay = 0.01
+    await fakes(fake)
+    first = await fresh([helpers.entry(fake)])
+    # A second gateway replica on the same database and plugin.
+    second = TestClient(TestServer(create_app(first.app[SETTINGS], helpers.FAST)))
+    await second.start_server()
+    try:
+        events = [envelope() for _ in range(40)]
+        await post_events(first, events[:20])
+        await post_events(second, events[20:])
+        await helpers.eventually(lambda: fake.calls["OnEvent"] >= 40, within=10)
+        await until_deliveries(db, [("shared", "delivered", 1)] * 40)
+        assert sorted(fake.event_ids()) == sorted(e["id"] for e in events)  # no duplicates
+        outcomes = await db.fetch("SELECT outcome FROM gateway.delivery_attempts")
+        assert [r["outcome"] for r in outcomes] == ["delivered"] * 40  # one attempt each
+    finally:
+        await second.close()
+
+
+async def test_a_crashed_workers_lease_expires_and_another_worker_delivers(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    fake = await fakes(helpers.FakePlugin("lease", events=["release.published"]))
+    client = await fresh([helpers.entry(fake)], replace(helpers.FAST, health_interval=60))
+    worker = client.app[DELIVERY_WORKER]
+    await worker.stop()  # this replica's worker is out of the way; we play the crashed one
+    event = envelope()
+    await post_events(client, [event])
+    pool = worker.pool
+    [claimed] = await store.claim(pool, "lease", 10, "crashed-worker", lease_seconds=0.3)
+    assert claimed.attempt == 1
+    # While the lease lasts, no other worker can claim it.
+    assert await store.claim(pool, "lease", 10, "other", lease_seconds=5) == []
+    await worker.start(pool)
+    await until_deliveries(db, [("lease", "delivered", 2)])
+    assert fake.metadata["OnEvent"][-1]["x-attempt"] == "2"
+    # The crashed worker's late outcome is ignored: the delivery is not its own any more.
+    assert not await store.finish(pool, claimed, "crashed-worker", outcome="dead")
+    assert await statuses(db) == [("lease", "delivered", 2)]
+    # Its attempt, whose outcome nobody knows, is recorded all the same (by the next claimer).
+    attempts = await db.fetch(
+        "SELECT attempt, outcome, error FROM gateway.delivery_attempts ORDER BY attempt"
+    )
+    assert [(a["attempt"], a["outcome"]) for a in attempts] == [(1, "retry"), (2, "delivered")]
+    assert "crashed-worker" in attempts[0]["error"]
+
+
+async def test_the_heartbeat_renews_only_leases_near_their_end(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    """A lease taken since the last beat is left as it is (nothing to rewrite); one near its end
+    is extended, so the delivery stays with its worker."""
+    fake = await fakes(helpers.FakePlugin("beat", events=["release.published"]))
+    client = await fresh([helpers.entry(fake)], replace(helpers.FAST, health_interval=60))
+    worker = client.app[DELIVERY_WORKER]
+    await worker.stop()
+    await post_events(client, [envelope(), envelope()])
+    pool = worker.pool
+    old, new = await store.claim(pool, "beat", 10, "w", lease_seconds=10)
+    await db.execute("UPDATE gateway.deliveries SET lease_until = now() + interval '1 second'")
+    await db.execute(
+        "UPDATE gateway.deliveries SET lease_until = now() + interval '9 seconds' WHERE id = $1",
+        new.id,
+    )
+    assert await store.renew(pool, "w", [old.id, new.id], 10, ending_within=8) == 1
+    rows = await db.fetch(
+        "SELECT id, lease_until - now() AS left FROM gateway.deliveries ORDER BY id"
+    )
+    left = {r["id"]: r["left"].total_seconds() for r in rows}
+    assert 9 < left[old.id] <= 10  # renewed for a whole lease
+    assert 8 < left[new.id] <= 9  # untouched
+    assert await store.claim(pool, "beat", 10, "other", lease_seconds=5) == []
+
+
+async def test_a_call_longer_than_the_lease_keeps_it_through_heartbeats(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    """Leases are short (a killed gateway's deliveries come back soon) and renewed while held."""
+    fake = helpers.FakePlugin("long", events=["release.published"])
+    fake.event_delay = 1.0
+    await fakes(fake)
+    delivery = replace(helpers.FAST.delivery, lease_seconds=0.3, heartbeat_interval=0.1)
+    client = await fresh(
+        [helpers.entry(fake, timeouts={"OnEvent": 5})], replace(helpers.FAST, delivery=delivery)
+    )
+    await post_events(client, [envelope()])
+    await helpers.eventually(lambda: fake.calls["OnEvent"] == 1, what="the call")
+    await asyncio.sleep(0.6)  # twice the lease
+    pool = client.app[DELIVERY_WORKER].pool
+    assert await store.claim(pool, "long", 10, "other", lease_seconds=5) == []
+    await until_deliveries(db, [("long", "delivered", 1)])
+    assert fake.calls["OnEvent"] == 1
+
+
+async def test_a_graceful_stop_records_the_interrupted_call_and_leaves_no_lease(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    fake = await fakes(helpers.FakePlugin("hung", events=["release.published"]))
+    fake.event_delay = 30  # OnEvent outlasts the stop
+    client = await fresh(
+        [helpers.entry(fake, timeouts={"OnEvent": 30})], replace(helpers.FAST, health_interval=60)
+    )
+    await post_events(client, [envelope(), envelope()])
+    await helpers.eventually(lambda: fake.calls["OnEvent"] == 2, what="two calls in flight")
+    worker = client.app[DELIVERY_WORKER]
+    started = time.monotonic()
+    await worker.stop()
+    assert time.monotonic() - started < 2  # stop_grace is 0.2 s, not the 30 s deadline
+    rows = await db.fetch(
+        """SELECT status, attempts, lease_owner, next_attempt_at <= now() AS due
+             FROM gateway.deliveries"""
+    )
+    assert [tuple(r) for r in rows] == [("pending", 1, None, True)] * 2  # due again at once
+    attempts = await db.fetch("SELECT attempt, outcome, error FROM gateway.delivery_attempts")
+    assert [tuple(a) for a in attempts] == [(1, "retry", delivery.INTERRUPTED)] * 2
+
+
+async def test_finished_events_are_pruned_after_retention_but_dead_and_pending_stay(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    client = await fresh([])
+    await client.app[DELIVERY_WORKER].stop()
+    delivered, dead, pending = envelope(), envelope(), envelope()
+    await post_events(client, [delivered, dead, pending])
+    for event, status in ((delivered, "delivered"), (dead, "dead"), (pending, "pending")):
+        await db.execute(
+            "INSERT INTO gateway.deliveries (event_id, plugin, status) VALUES ($1, 'p', $2)",
+            uuid.UUID(event["id"]),
+            status,
+        )
+    await db.execute("UPDATE gateway.events SET received_at = now() - interval '8 days'")
+    fresh_event = envelope()
+    await post_events(client, [fresh_event])
+    pool = client.app[DELIVERY_WORKER].pool
+    assert await store.prune(pool, older_than_days=7) == 1
+    kept = {r["id"] for r in await db.fetch("SELECT id::text FROM gateway.events")}
+    assert kept == {dead["id"], pending["id"], fresh_event["id"]}
