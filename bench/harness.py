@@ -186,21 +186,36 @@ def wrk(
     connections: int = 64,
     headers: Mapping[str, str] | None = None,
     cpu_of: Mapping[str, Sequence[int]] | None = None,
+    pin: bool = False,
 ) -> WrkRun:
     """One bounded wrk run against 127.0.0.1, with the CPU time per request (microseconds) of each
-    named group of processes in `cpu_of` (steadier than req/s when the machine is shared)."""
+    named group of processes in `cpu_of` (steadier than req/s when the machine is shared).
+
+    `pin`: the processes of `cpu_of` run on one CPU and wrk on another for the run (`PINNED`), so
+    the scheduler cannot put wrk's threads and the server on the same core in one round and not
+    in the next; that alternation, not the code measured, made round-to-round ratios swing."""
     if not url.startswith("http://127.0.0.1:"):
         fail(f"benchmarks load 127.0.0.1 only, not {url}")
     argv = wrk_argv(url, duration, threads, connections, headers)
     command = shlex.join(argv)
     groups = dict(cpu_of or {})
     before = {name: cpu_seconds(pids) for name, pids in groups.items()}
+    pin = pin and can_pin()
+    restore = _pin([pid for pids in groups.values() for pid in pids]) if pin else {}
     try:
         done = subprocess.run(
-            argv, capture_output=True, text=True, check=False, timeout=_seconds(duration) + 60
+            [*PINNED.wrk_prefix, *argv] if pin else argv,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=_seconds(duration) + 60,
         )
     except subprocess.TimeoutExpired:
         fail(f"`{command}` did not finish in time")
+    finally:
+        for pid, cpus in restore.items():
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(pid, cpus)
     if done.returncode != 0:
         fail(f"`{command}` exited with {done.returncode}:\n{done.stdout}{done.stderr}")
     run = parse_wrk(done.stdout, command)
@@ -213,6 +228,50 @@ def wrk(
         run.p99_ms,
         {name: seconds / run.requests * 1e6 for name, seconds in used.items()},
     )
+
+
+@dataclass(frozen=True)
+class Pinning:
+    """Where `wrk(..., pin=True)` runs each side: the server on `server_cpu`, wrk on the rest."""
+
+    server_cpu: int = 0
+    wrk_cpus: str = "1"
+
+    @property
+    def wrk_prefix(self) -> list[str]:
+        return ["taskset", "-c", self.wrk_cpus]
+
+    def describe(self) -> str:
+        return f"server pinned to CPU {self.server_cpu}, wrk to CPU {self.wrk_cpus} (taskset)"
+
+
+PINNED = Pinning()
+
+
+def can_pin() -> bool:
+    """Two CPUs (one for the server, one for wrk) and `taskset`; else runs are not pinned."""
+    wanted = {PINNED.server_cpu, *map(int, PINNED.wrk_cpus.split(","))}
+    return wanted <= os.sched_getaffinity(0) and shutil.which("taskset") is not None
+
+
+def _pin(pids: Sequence[int]) -> dict[int, set[int]]:
+    """Pin `pids` to `PINNED.server_cpu`; their previous CPU sets, to restore after the run."""
+    previous = {}
+    for pid in pids:
+        # every thread: the affinity of a process is its threads' (a thread started earlier keeps
+        # its own)
+        for task in _threads(pid):
+            with contextlib.suppress(OSError):  # a thread that ended meanwhile
+                previous[task] = os.sched_getaffinity(task)
+                os.sched_setaffinity(task, {PINNED.server_cpu})
+    return previous
+
+
+def _threads(pid: int) -> list[int]:
+    try:
+        return [int(name) for name in os.listdir(f"/proc/{pid}/task")]
+    except OSError:
+        return [pid]
 
 
 def ratio(numerator: float, denominator: float, what: str) -> float:

@@ -7,9 +7,12 @@ Everything listens on 127.0.0.1 only; PostgreSQL is a throwaway cluster in a tem
 Rows are inserted with COPY (not through the world loader) so 100,000 releases take seconds.
 Prints one line per size: median requests/s and p99 of both sides over alternating rounds, the
 median of the per-round throughput ratios (target: >= 0.85), and the server CPU time per request
-(lowest of the rounds), which is steadier than req/s when the machine is shared. Then the same for
-a release list page of 30 of the largest repository (target: >= 0.5). `--smoke` runs
-10 releases, one round of 1 s, no warm-up: it checks the benchmark works, its figures say nothing.
+(lowest of the rounds), which is steadier than req/s when the machine is shared. Each server runs on
+one CPU and wrk on the other (`--no-pin`: wherever the scheduler puts them): unpinned, rounds of
+the same code swung from 0.71 to 0.98 as wrk's threads and the server shared a core or did not.
+Then the same for a release list page of 30 of the largest repository (target: >= 0.5).
+`--smoke` runs 10 releases, one round of 1 s, no warm-up: it checks the benchmark works, its
+figures say nothing.
 """
 
 from __future__ import annotations
@@ -32,8 +35,10 @@ from forge_common.testing.processes import wait_until_ready
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
 from harness import (
+    PINNED,
     Report,
     WrkRun,
+    can_pin,
     fail,
     migrated,
     parse_args,
@@ -138,7 +143,7 @@ def measure(
             fail("the baseline does not answer the service's bytes")
 
         def run(target: str, target_pid: int, duration: str) -> WrkRun:
-            return wrk(target, duration, cpu_of={"server": [target_pid]})
+            return wrk(target, duration, cpu_of={"server": [target_pid]}, pin=args.pin)
 
         if warm_up(args.warmup):
             run(base_url, baseline.pid, args.warmup)
@@ -183,13 +188,20 @@ def main() -> int:
     parser.add_argument("--duration", help="length of each wrk run")
     parser.add_argument("--warmup", help="length of the warm-up run of each side (0: none)")
     parser.add_argument("--rounds", type=int, help="alternating baseline/service runs per size")
+    parser.add_argument(
+        "--no-pin",
+        dest="pin",
+        action="store_false",
+        help="let the scheduler place the servers and wrk (default: server on one CPU, wrk on "
+        "the other)",
+    )
     args = parse_args(parser, FULL, SMOKE)
     sizes = [int(s) for s in args.sizes.split(",")]
     require_tool("wrk")
     report = Report("bench-releases", args.smoke)
     report.row(
         f"{shlex.join(wrk_argv('URL', args.duration))}, {args.rounds} round(s) per size, "
-        f"warm-up {args.warmup}"
+        f"warm-up {args.warmup}, {PINNED.describe() if args.pin and can_pin() else 'not pinned'}"
     )
     results: list[dict[str, float]] = []
     listing: dict[str, float] = {}
