@@ -145,41 +145,16 @@ class EmbeddedPostgres:
         self._run("pg_ctl", "-D", str(pgdata), "-m", "fast", "-w", "stop")
 
     def _ensure_database(self) -> None:
+        found = self._psql("-tAc", f"SELECT 1 FROM pg_database WHERE datname = '{self.database}'")
+        if found.stdout.strip() != "1":
+            self._psql("-c", f'CREATE DATABASE "{self.database}"', check=True)
+
+    def _psql(self, *args: str, check: bool = False) -> subprocess.CompletedProcess[str]:
+        """psql as the superuser against this server."""
         assert self._bindir is not None
         psql = shutil.which("psql") or str(self._bindir / "psql")
-        check = subprocess.run(
-            [
-                psql,
-                "-h",
-                "127.0.0.1",
-                "-p",
-                str(self.port),
-                "-U",
-                "postgres",
-                "-tAc",
-                f"SELECT 1 FROM pg_database WHERE datname = '{self.database}'",
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if check.stdout.strip() != "1":
-            subprocess.run(
-                [
-                    psql,
-                    "-h",
-                    "127.0.0.1",
-                    "-p",
-                    str(self.port),
-                    "-U",
-                    "postgres",
-                    "-c",
-                    f'CREATE DATABASE "{self.database}"',
-                ],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
+        argv = [psql, "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", *args]
+        return subprocess.run(argv, capture_output=True, text=True, check=check)
 
     def _start_pgserver(self) -> str:
         try:
