@@ -19,6 +19,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -187,13 +188,15 @@ def wrk(
     headers: Mapping[str, str] | None = None,
     cpu_of: Mapping[str, Sequence[int]] | None = None,
     pin: bool = False,
+    prefix: Sequence[str] = (),
 ) -> WrkRun:
     """One bounded wrk run against 127.0.0.1, with the CPU time per request (microseconds) of each
     named group of processes in `cpu_of` (steadier than req/s when the machine is shared).
 
     `pin`: the processes of `cpu_of` run on one CPU and wrk on another for the run (`PINNED`), so
     the scheduler cannot put wrk's threads and the server on the same core in one round and not
-    in the next; that alternation, not the code measured, made round-to-round ratios swing."""
+    in the next; that alternation, not the code measured, made round-to-round ratios swing.
+    `prefix`: what wrk runs under (`side_by_side` pins the servers itself)."""
     if not url.startswith("http://127.0.0.1:"):
         fail(f"benchmarks load 127.0.0.1 only, not {url}")
     argv = wrk_argv(url, duration, threads, connections, headers)
@@ -202,9 +205,11 @@ def wrk(
     before = {name: cpu_seconds(pids) for name, pids in groups.items()}
     pin = pin and can_pin()
     restore = _pin([pid for pids in groups.values() for pid in pids]) if pin else {}
+    if pin:
+        prefix = PINNED.wrk_prefix
     try:
         done = subprocess.run(
-            [*PINNED.wrk_prefix, *argv] if pin else argv,
+            [*prefix, *argv],
             capture_output=True,
             text=True,
             check=False,
@@ -213,9 +218,7 @@ def wrk(
     except subprocess.TimeoutExpired:
         fail(f"`{command}` did not finish in time")
     finally:
-        for pid, cpus in restore.items():
-            with contextlib.suppress(OSError):
-                os.sched_setaffinity(pid, cpus)
+        _unpin(restore)
     if done.returncode != 0:
         fail(f"`{command}` exited with {done.returncode}:\n{done.stdout}{done.stderr}")
     run = parse_wrk(done.stdout, command)
@@ -248,6 +251,35 @@ class Pinning:
 PINNED = Pinning()
 
 
+def side_by_side(
+    targets: Sequence[tuple[str, int]], duration: str, connections: int = 32
+) -> list[WrkRun]:
+    """One wrk run per (url, server pid) of `targets`, all at once: the servers share one CPU and
+    the wrk processes the other (when `can_pin`). While both servers are busy the scheduler gives
+    them equal CPU time, so their throughput ratio is the ratio of their work per request, and a
+    change in the machine's speed (this VM's rounds of the same code swing by 0.7-1.3 run after
+    run) slows both alike instead of whichever side ran at the time."""
+    restore = _pin([pid for _, pid in targets]) if can_pin() else {}
+    prefix = PINNED.wrk_prefix if restore else ()
+    try:
+        with ThreadPoolExecutor(len(targets)) as pool:
+            runs = [
+                pool.submit(
+                    wrk,
+                    url,
+                    duration,
+                    threads=1,
+                    connections=connections,
+                    cpu_of={"server": [pid]},
+                    prefix=prefix,
+                )
+                for url, pid in targets
+            ]
+            return [run.result() for run in runs]
+    finally:
+        _unpin(restore)
+
+
 def can_pin() -> bool:
     """Two CPUs (one for the server, one for wrk) and `taskset`; else runs are not pinned."""
     wanted = {PINNED.server_cpu, *map(int, PINNED.wrk_cpus.split(","))}
@@ -265,6 +297,12 @@ def _pin(pids: Sequence[int]) -> dict[int, set[int]]:
                 previous[task] = os.sched_getaffinity(task)
                 os.sched_setaffinity(task, {PINNED.server_cpu})
     return previous
+
+
+def _unpin(previous: Mapping[int, set[int]]) -> None:
+    for task, cpus in previous.items():
+        with contextlib.suppress(OSError):  # ended meanwhile
+            os.sched_setaffinity(task, cpus)
 
 
 def _threads(pid: int) -> list[int]:

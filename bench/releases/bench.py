@@ -45,6 +45,7 @@ from harness import (
     ratio,
     require_tool,
     service,
+    side_by_side,
     stop,
     warm_up,
     workspace,
@@ -124,7 +125,7 @@ def measure(
     folder: Path,
     args: argparse.Namespace,
     expected: Callable[[Any], bool],
-) -> tuple[dict[str, float], list[float]]:
+) -> tuple[dict[str, Any], list[float]]:
     """The figures of one address (baseline and service alternately), and the throughput ratio of
     each round; `expected(decoded body)` says the service's answer is the right one."""
     body = fetch(url)
@@ -153,6 +154,10 @@ def measure(
             (run(base_url, baseline.pid, args.duration), run(url, pid, args.duration))
             for _ in range(args.rounds)
         ]
+        together = [
+            side_by_side([(base_url, baseline.pid), (url, pid)], args.duration)
+            for _ in range(args.rounds)
+        ]
     finally:
         stop(baseline)
     theirs = [b for b, _ in runs]
@@ -168,17 +173,21 @@ def measure(
         "base_p99_ms": median(b.p99_ms for b in theirs),
         "base_cpu_us": min(b.cpu_us["server"] for b in theirs),
         "ratio": median(ratios),
+        "side_by_side": median(r.rps / b.rps for b, r in together),
+        "side_by_side_rounds": [round(r.rps / b.rps, 2) for b, r in together],
     }
     return row, ratios
 
 
-def _figures(row: dict[str, float], rounds: list[float]) -> str:
+def _figures(row: dict[str, Any], rounds: list[float]) -> str:
     cpu = ratio(row["base_cpu_us"], row["cpu_us"], "CPU per request")
     return (
         f"service {row['rps']:>7.0f} req/s p99 {row['p99_ms']:6.2f} ms "
         f"{row['cpu_us']:5.1f} us/req | baseline {row['base_rps']:>7.0f} req/s "
         f"p99 {row['base_p99_ms']:6.2f} ms {row['base_cpu_us']:5.1f} us/req | "
         f"ratio {row['ratio']:.2f} (cpu {cpu:.2f}) rounds {' '.join(f'{r:.2f}' for r in rounds)}"
+        f" | side by side {row['side_by_side']:.2f} rounds "
+        f"{' '.join(f'{r:.2f}' for r in row['side_by_side_rounds'])}"
     )
 
 
@@ -203,8 +212,8 @@ def main() -> int:
         f"{shlex.join(wrk_argv('URL', args.duration))}, {args.rounds} round(s) per size, "
         f"warm-up {args.warmup}, {PINNED.describe() if args.pin and can_pin() else 'not pinned'}"
     )
-    results: list[dict[str, float]] = []
-    listing: dict[str, float] = {}
+    results: list[dict[str, Any]] = []
+    listing: dict[str, Any] = {}
     with workspace("forge-bench-") as (folder, db_url):
         report.row(f"loading {', '.join(map(str, sizes))} releases ...")
         asyncio.run(prepare(db_url, sizes))

@@ -24,7 +24,7 @@ import gc
 import logging
 import re
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from http import HTTPStatus
 from typing import Any
 
@@ -70,7 +70,7 @@ class ForgeRequestHandler(RequestHandler):
         return self._request_in_progress
 
     def data_received(self, data: bytes) -> None:
-        self._head = data[:_HEAD_BYTES]
+        self._head = data  # kept, not copied: sliced only when a refusal needs its path
         if self._close and self._request_in_progress and not self._force_close:
             # aiohttp drops whatever arrives once a connection is closing; when the server stops,
             # the request in flight may still be receiving its body, and must get it.
@@ -112,7 +112,7 @@ class ForgeRequestHandler(RequestHandler):
                 extra={"request_id": request_id},
             )
             error = InvalidInput("Malformed HTTP request") if status == 400 else _http_error(status)
-            path = refused_path(getattr(self, "_head", b""))
+            path = refused_path(getattr(self, "_head", b"")[:_HEAD_BYTES])
         if request.writer.output_size > 0:  # as aiohttp: a response has started, cannot answer
             raise ConnectionError("a response was already sent; cannot send the error")
         response = error_response(error, v1=is_v1(path), request_id=request_id)
@@ -121,9 +121,9 @@ class ForgeRequestHandler(RequestHandler):
         response.force_close()
         return response
 
-    async def finish_response(
+    def finish_response(  # not async: aiohttp's coroutine is returned, no extra layer a request
         self, request: web.BaseRequest, resp: web.StreamResponse, start_time: float | None
-    ) -> tuple[web.StreamResponse, bool]:
+    ) -> Coroutine[Any, Any, tuple[web.StreamResponse, bool]]:
         # Every error a handler raises is rendered by the middleware; an HTTP error that still
         # arrives here escaped the application before the middleware ran: an expect handler's
         # refusal of an `Expect` header (aiohttp's default one, or a route's own).
@@ -136,7 +136,7 @@ class ForgeRequestHandler(RequestHandler):
             rendered.headers[NOSNIFF[0]] = NOSNIFF[1]
             rendered.force_close()  # the body the refused expectation announced may follow
             resp = rendered
-        return await super().finish_response(request, resp, start_time)
+        return super().finish_response(request, resp, start_time)
 
 
 def _http_error(status: int) -> ApiError:
