@@ -301,3 +301,50 @@ async def test_a_public_repository_checks_keys_too_even_after_a_token_check(
     assert resp.status == 200
     assert resp.headers["Cache-Control"].startswith("private")
     assert "signature=" in (await resp.json())["url"]
+
+
+def _link(resp: Any, rel_name: str) -> str:
+    """The `rel_name` URL of the answer's Link header, as a path and query on the test server."""
+    for part in resp.headers["Link"].split(", "):
+        url, _, rel_part = part.partition("; ")
+        if rel_part == f'rel="{rel_name}"':
+            parts = urlsplit(url.strip("<>"))
+            return f"{parts.path}?{parts.query}"
+    raise AssertionError(f"no {rel_name} link in {resp.headers['Link']!r}")
+
+
+@pytest.mark.parametrize(
+    ("first_page", "limit_name"),
+    [
+        ("/api/v2/repos/owner/app/releases?limit=1", "limit"),
+        ("/api/v1/repos/owner/app/releases?limit=1", "limit"),
+        ("/api/v3/repos/owner/app/releases?per_page=1", "per_page"),
+    ],
+)
+async def test_a_keyed_list_links_its_next_page_signed_never_with_the_key(
+    make_client: Any, load: Any, first_page: str, limit_name: str
+) -> None:
+    # docs/access.md "Update keys": the key never appears in a URL forge hands out; the Link of a
+    # list read through a key is signed instead, so page 2 opens as page 1 did
+    shape = world()
+    shape["repos"][0]["releases"].append(rel("v1.1.0", 3))
+    await load(shape)
+    client = await make_client()
+    key = (await _create(client))["key"]
+    first = await client.get(_with_key(first_page, key))
+    assert first.status == 200, await first.text()
+    assert key not in first.headers["Link"]
+    following = _link(first, "next")
+    query = parse_qs(urlsplit(following).query)
+    assert "key" not in query and query["page"] == ["2"] and query[limit_name] == ["1"]
+    assert "signature" in query
+    second = await client.get(following)
+    assert second.status == 200, await second.text()
+    assert [r["tag_name"] for r in await second.json()] == ["v1.0.0"]
+    # back: the first page again, through its own signed link
+    back = await client.get(_link(second, "prev"))
+    assert back.status == 200
+    assert [r["tag_name"] for r in await back.json()] == ["v1.1.0"]
+    # the page links of a token's list carry no credential at all
+    plain = await client.get(first_page, headers=OWNER)
+    assert "signature" not in plain.headers["Link"] and "key" not in plain.headers["Link"]

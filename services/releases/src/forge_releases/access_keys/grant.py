@@ -18,9 +18,8 @@ from forge_common.errors import RepoNotFound
 from forge_common.keys import DB_POOL
 
 from . import queries
-from .signed_urls import SIGNATURE, UPDATE_KEY_ID, URL_SIGNER
+from .signed_urls import KEY, SIGNATURE, UPDATE_KEY_ID, URL_SIGNER
 
-KEY = "key"
 _READS = frozenset({hdrs.METH_GET, hdrs.METH_HEAD})
 _MAX_KEY = 200
 

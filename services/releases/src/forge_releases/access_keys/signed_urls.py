@@ -24,6 +24,9 @@ from aiohttp import web
 from forge_common.config import Settings
 
 KEY_ID, EXPIRES, SIGNATURE = "key_id", "expires", "signature"
+# what authorises a read in its query: an update key, or a signed URL's parts
+KEY = "key"  # an update key itself (access_keys/grant.py)
+CREDENTIAL_PARAMS = frozenset({KEY, KEY_ID, EXPIRES, SIGNATURE})
 _MAX_SIGNATURE = 64  # base64url of 32 bytes is 43 characters
 
 

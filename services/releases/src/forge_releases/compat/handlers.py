@@ -16,6 +16,7 @@ from forge_common.errors import RepoNotFound
 from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL, SETTINGS
 
+from ..access_keys.signed_urls import CREDENTIAL_PARAMS
 from ..counter import DownloadCounter
 from ..downloads.files import serve_asset
 from ..errors import AssetNotFound, NoReleasesFound, ReleaseNotFound
@@ -62,10 +63,12 @@ async def _listed(
         listing = await list_page(request, resolved, query=ours)
         app_url = request.app[SETTINGS].app_url
         base = f"{mapping.repo_api_url(app_url, root, resolved.ref)}/releases"
-        # the caller's own filters stay in the page links, under the caller's names
-        kept = {k: v for k, v in request.query.items() if k not in ("page", limit_name)}
+        # the caller's own filters stay in the page links, under the caller's names; what
+        # authorised the read through a key does not (link_header signs the links instead)
+        dropped = {"page", limit_name, *CREDENTIAL_PARAMS}
+        kept = {k: v for k, v in request.query.items() if k not in dropped}
         headers = {"X-Total-Count": str(listing.total), **_EXPOSE}
-        if link := link_header(base, listing.page, listing.total, kept, limit_name):
+        if link := link_header(request, base, listing.page, listing.total, kept, limit_name):
             headers["Link"] = link
         data = [_shaped(request, shape, resolved.ref, r) for r in listing.releases]
         return answer_of(data, headers), listing.drafts

@@ -55,15 +55,22 @@ def _render(request: web.Request, resolved: Resolved, release: Release) -> dict[
 
 
 def link_header(
-    base: str, page: Page, total: int, extra: dict[str, str], limit_name: str = "limit"
+    request: web.Request,
+    base: str,
+    page: Page,
+    total: int,
+    extra: Mapping[str, str],
+    limit_name: str = "limit",
 ) -> str:
     """RFC 8288 `Link` of a paged list; `limit_name` is the page size parameter's name (GitHub's
-    is `per_page`)."""
+    is `per_page`). A list read through an update key links signed URLs (never the key:
+    docs/access.md "Update keys"), so the next page opens as this one did."""
     last = max(1, -(-total // page.limit))
     links = []
 
     def url(number: int) -> str:
-        return f"{base}?{urlencode({**extra, 'page': number, limit_name: page.limit})}"
+        query = urlencode({**extra, "page": number, limit_name: page.limit})
+        return handed_out_url(request, f"{base}?{query}")
 
     if page.page < last:
         links.append(f'<{url(page.page + 1)}>; rel="next"')
@@ -133,7 +140,7 @@ async def list_releases(request: web.Request) -> web.Response:
             "X-Total-Count": str(total),
             "Access-Control-Expose-Headers": "X-Total-Count, Link",
         }
-        if link := link_header(base, page, total, extra):
+        if link := link_header(request, base, page, total, extra):
             headers["Link"] = link
         data = [_render(request, resolved, r) for r in listing.releases]
         return answer_of(data, headers), drafts
