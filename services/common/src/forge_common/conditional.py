@@ -6,10 +6,20 @@ lists follow RFC 9110 in one place instead of one hand-written split per service
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 
 from aiohttp import web
 from aiohttp.helpers import ETAG_ANY
+
+
+def etag_of(*parts: bytes) -> str:
+    """The strong ETag of every service: a BLAKE2b digest of the bytes sent (and of what else the
+    answer depends on, as further `parts`: the viewer of a per-viewer answer)."""
+    digest = hashlib.blake2b(digest_size=12)
+    for part in parts:
+        digest.update(part)
+    return quoted(digest.hexdigest())
 
 
 def quoted(digest: str) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from aiohttp import web
 
-from .conditional import none_match, not_modified
+from .conditional import etag_of, none_match, not_modified
 
 JSON = dict[str, Any]
 Handler = Callable[[web.Request], Awaitable[web.Response]]
@@ -118,11 +118,9 @@ def render(built: Mapping[str, Any]) -> bytes:
     return (json.dumps(built, indent=2) + "\n").encode()
 
 
-def document_handler(
-    build: Callable[[], Mapping[str, Any]], etag_of: Callable[[bytes], str]
-) -> Handler:
+def document_handler(build: Callable[[], Mapping[str, Any]]) -> Handler:
     """A GET handler serving the document `build` returns, rendered once (at the first request),
-    with the ETag `etag_of` derives from its bytes (304 on a matching If-None-Match)."""
+    with the ETag of its bytes (304 on a matching If-None-Match)."""
 
     @functools.cache
     def rendered() -> tuple[bytes, str]:

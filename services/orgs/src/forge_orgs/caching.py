@@ -7,22 +7,18 @@ one viewer's organization profile to another.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 
 from aiohttp import web
 from forge_common.auth import Viewer
-from forge_common.conditional import none_match, not_modified, quoted
+from forge_common.conditional import etag_of, none_match, not_modified
 from forge_common.render import dumps
 
 CACHE_HEADERS = {"Cache-Control": "private", "Vary": "Authorization"}
 
 
 def etag_for(viewer: Viewer | None, body: bytes) -> str:
-    digest = hashlib.sha256()
-    digest.update(f"viewer:{viewer.id if viewer else 'anonymous'}\n".encode())
-    digest.update(body)
-    return quoted(digest.hexdigest()[:40])
+    return etag_of(f"viewer:{viewer.id if viewer else 'anonymous'}\n".encode(), body)
 
 
 def cached_json(

@@ -12,10 +12,6 @@ never passes on.
 
 from __future__ import annotations
 
-import hashlib
-
-from forge_common.conditional import quoted
-
 PUBLIC = {"Cache-Control": "public, no-cache"}
 PRIVATE = {"Cache-Control": "private, no-cache", "Vary": "Authorization"}
 
@@ -35,8 +31,3 @@ def micro_cache_until(second: int) -> str:
     (or `proxy_cache_valid 1s`) counts from nginx's whole second: 1 to 2 s. nginx and the service
     read the same clock on one machine; across machines their offset (NTP: milliseconds) adds."""
     return f"@{second}"
-
-
-def etag_of(body: bytes) -> str:
-    """A strong ETag derived from the bytes sent."""
-    return quoted(hashlib.blake2b(body, digest_size=12).hexdigest())

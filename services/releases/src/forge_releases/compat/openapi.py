@@ -13,7 +13,6 @@ from typing import Any
 from forge_common import openapi
 from forge_common.openapi import document_handler, error, json_content, path_param, query_param, ref
 
-from ..httpcache import etag_of
 from ..openapi.parts import (
     AUTH_NOTE,
     DOWNLOAD_RESPONSES,
@@ -385,5 +384,5 @@ def build_github() -> dict[str, Any]:
     )
 
 
-serve_gitea = document_handler(build_gitea, etag_of)
-serve_github = document_handler(build_github, etag_of)
+serve_gitea = document_handler(build_gitea)
+serve_github = document_handler(build_github)

@@ -13,12 +13,13 @@ import inspect
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
+from forge_common.conditional import etag_of
 from forge_common.render import dumps
 
 from ..access_keys.grant import names_key
 from ..access_keys.signed_urls import signed
 from ..errors import InvalidVersion, NoReleasesFound
-from ..httpcache import cache_headers, etag_of
+from ..httpcache import cache_headers
 from ..keys import RELEASE_CACHE
 from ..models import Asset, Release
 from ..read.cache import RepoReleases

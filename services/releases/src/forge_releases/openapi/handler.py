@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from forge_common.openapi import document_handler
 
-from ..httpcache import etag_of
 from .document import build
 
-serve = document_handler(build, etag_of)
+serve = document_handler(build)

@@ -13,12 +13,12 @@ from typing import Any
 
 import aiohttp_jinja2
 from aiohttp import hdrs, web
+from forge_common.conditional import etag_of
 from forge_common.keys import SETTINGS
 from forge_common.pages import page, page_headers, page_response
 
 from ..access_keys.grant import names_key
 from ..errors import NoReleasesFound
-from ..httpcache import etag_of
 from ..keys import DOWNLOAD_COUNTER, RELEASE_CACHE
 from ..models import Release, Resolved
 from ..read import render

@@ -10,13 +10,13 @@ from urllib.parse import urlencode
 
 from aiohttp import hdrs, web
 from forge_common.access import Access
+from forge_common.conditional import etag_of
 from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.render import dumps
 
 from ..access_keys.signed_urls import handed_out_url
 from ..errors import NoReleasesFound, ReleaseNotFound
-from ..httpcache import etag_of
 from ..keys import DOWNLOAD_COUNTER, RELEASE_CACHE
 from ..models import Release, Resolved
 from ..urls import api_releases_url

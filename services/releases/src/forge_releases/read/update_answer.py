@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import hdrs, web
-from forge_common.conditional import none_match
+from forge_common.conditional import etag_of, none_match
 from forge_common.render import dumps, rfc3339
 
-from ..httpcache import MICRO_CACHE_UNTIL, cache_headers, etag_of, micro_cache_until
+from ..httpcache import MICRO_CACHE_UNTIL, cache_headers, micro_cache_until
 from ..models import Asset, Release
 from ..urls import download_url
 from .render import UrlMap, unchanged
