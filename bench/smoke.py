@@ -30,6 +30,7 @@ BENCHMARKS = (
     "bench/pages/bench.py",
     "bench/compat/bench.py",
     "bench/events/bench.py",
+    "bench/events/grpc_ceiling.py",
     "tests-e2e/bench_proxy.py",
     "tests-e2e/bench_micro_cache.py",
 )

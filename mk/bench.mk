@@ -7,7 +7,7 @@
 # nginx first; a smoke run fails, with the command to run, where they are missing.
 TEST_PREREQUISITES += bench-smoke
 
-.PHONY: bench-smoke bench-releases bench-orgs bench-events bench-update-keys bench-downloads bench-upload-s3 bench-feeds
+.PHONY: bench-smoke bench-releases bench-orgs bench-events bench-grpc-ceiling bench-update-keys bench-downloads bench-upload-s3 bench-feeds
 
 bench-smoke: install deploy-tools ## Every benchmark's --smoke run, on one throwaway PostgreSQL (part of make test)
 	$(PY) bench/smoke.py
@@ -20,6 +20,9 @@ bench-orgs: install deploy-tools ## Benchmark the orgs overview (100 pins, 10,00
 
 bench-events: install ## Benchmark event delivery: outbox → relay → gateway → OnEvent (rate, p99, backlog drain)
 	$(PY) bench/events/bench.py $(BENCH_EVENTS_ARGS)
+
+bench-grpc-ceiling: install ## Bare OnEvent calls between two Python gRPC processes: the ceiling of event delivery here
+	$(PY) bench/events/grpc_ceiling.py
 
 # Pages (docs/pages.md "Speed"): the organization page at 16 connections, the download page
 # against the update check.
