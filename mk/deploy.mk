@@ -9,6 +9,8 @@ DEPLOY_VALIDATORS := check-jsonschema==0.39.0 kubernetes-validate==1.37.0 hadoli
 APT_TOOLS += nginx:nginx wrk:wrk docker-compose:docker-compose
 # Oldest and newest Kubernetes versions the manifests must validate against.
 DEPLOY_K8S_VERSIONS := 1.29.0 1.37.0
+# The base and every overlay (docs/deploy.md).
+DEPLOY_K8S_DIRS := deploy/k8s/base $(sort $(wildcard deploy/k8s/overlays/*))
 NGINX ?= $(shell command -v nginx 2>/dev/null || ls /usr/sbin/nginx 2>/dev/null)
 
 TEST_PREREQUISITES += deploy-tools deploy-check
@@ -21,41 +23,37 @@ $(VENV)/.deploy-validators: mk/deploy.mk | install
 	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt $(DEPLOY_VALIDATORS)
 	@touch $@
 
-deploy-render: install ## Re-render deploy/k8s/nginx/forge.conf from the nginx template
-	$(PY) deploy/nginx/render.py --k8s > deploy/k8s/nginx/forge.conf
+deploy-render: install ## Re-render deploy/k8s/base/nginx/forge.conf from the nginx template
+	$(PY) deploy/nginx/render.py --k8s > deploy/k8s/base/nginx/forge.conf
 
 deploy-check: install $(VENV)/.deploy-validators ## Validate the Dockerfile, compose.yaml, the k8s manifests and the nginx config offline
 	$(BIN)/hadolint deploy/Dockerfile
 	$(BIN)/check-jsonschema --builtin-schema vendor.compose-spec compose.yaml
 	@if command -v docker-compose >/dev/null 2>&1; then \
-		echo "docker-compose -f compose.yaml config -q"; \
-		EVENTS_SECRET=deploy-check docker-compose -f compose.yaml config -q; \
+		echo "env -i docker-compose -f compose.yaml config -q   (no environment at all)"; \
+		env -i PATH="$$PATH" docker-compose -f compose.yaml config -q; \
 	else echo "deploy-check: docker-compose absent (make deploy-tools); skipped 'config -q'"; fi
-	@$(PY) deploy/nginx/render.py --k8s | diff -u deploy/k8s/nginx/forge.conf - \
-		|| { echo "deploy-check: deploy/k8s/nginx/forge.conf is stale: make deploy-render" >&2; exit 1; }
+	@$(PY) deploy/nginx/render.py --k8s | diff -u deploy/k8s/base/nginx/forge.conf - \
+		|| { echo "deploy-check: deploy/k8s/base/nginx/forge.conf is stale: make deploy-render" >&2; exit 1; }
+	@# Plain `kubectl kustomize`, as `kubectl apply -k`, Argo CD and Flux render: no load restrictor.
 	@if command -v kubectl >/dev/null 2>&1; then \
-		for v in $(DEPLOY_K8S_VERSIONS); do \
-			echo "kubectl kustomize deploy/k8s | kubernetes-validate --strict -k $$v -"; \
-			kubectl kustomize deploy/k8s | $(BIN)/kubernetes-validate --quiet --strict -k $$v - \
-				|| exit 1; \
-		done; \
-		for overlay in deploy/k8s/overlays/dev deploy/k8s/overlays/prod; do \
+		for dir in $(DEPLOY_K8S_DIRS); do \
 			for v in $(DEPLOY_K8S_VERSIONS); do \
-				echo "kubectl kustomize $$overlay | kubernetes-validate --strict -k $$v -"; \
-				kubectl kustomize --load-restrictor LoadRestrictionsNone $$overlay \
-					| $(BIN)/kubernetes-validate --quiet --strict -k $$v - || exit 1; \
+				echo "kubectl kustomize $$dir | kubernetes-validate --strict -k $$v -"; \
+				kubectl kustomize $$dir | $(BIN)/kubernetes-validate --quiet --strict -k $$v - \
+					|| exit 1; \
 			done; \
 		done; \
 	else \
-		echo "deploy-check: kubectl absent; validating the manifests one by one (no kustomize)"; \
-		$(BIN)/kubernetes-validate --quiet --strict $$(ls deploy/k8s/*.yaml | grep -v kustomization.yaml); \
+		echo "deploy-check: kubectl absent; validating the base's manifests one by one (no kustomize)"; \
+		$(BIN)/kubernetes-validate --quiet --strict $$(ls deploy/k8s/base/*.yaml | grep -v kustomization.yaml); \
 	fi
 	@# The nginx image renders templates with envsubst (defined variables only): same result.
 	@if command -v envsubst >/dev/null 2>&1; then \
 		NGINX_LISTEN=8080 RELEASES_UPSTREAM=releases:8080 ORGS_UPSTREAM=orgs:8080 \
 		GATEWAY_UPSTREAM=gateway:8080 STORAGE_ROOT=/var/lib/forge/storage sh -c 'envsubst "$$(printf "\$${%s} " $$(env | cut -d= -f1))"' \
 			< deploy/nginx/forge.conf.template \
-			| diff -q - <(tail -n +2 deploy/k8s/nginx/forge.conf) >/dev/null \
+			| diff -q - <(tail -n +2 deploy/k8s/base/nginx/forge.conf) >/dev/null \
 			&& echo "envsubst renders the template as render.py does" \
 			|| { echo "deploy-check: envsubst and render.py disagree on the template" >&2; exit 1; }; \
 	fi
@@ -67,10 +65,6 @@ deploy-check: install $(VENV)/.deploy-validators ## Validate the Dockerfile, com
 		[ $$status = 0 ] && echo "nginx -t: deploy/nginx/forge.conf.template is valid"; exit $$status; \
 	else echo "deploy-check: nginx absent (make deploy-tools); skipped 'nginx -t'"; fi
 
-# update keys: the releases service refuses to start without URL_SIGNING_SECRET; one per start
-up: export URL_SIGNING_SECRET ?= $(shell python3 -c 'import secrets; print(secrets.token_hex(32))')
-# compose.yaml has no fixed EVENTS_SECRET (DESIGN §5): unset, `make up` makes one for this start.
-up: export EVENTS_SECRET := $(or $(EVENTS_SECRET),$(shell od -An -N24 -tx1 /dev/urandom | tr -d ' \n'))
 up: ## docker compose up --build: nginx, three services, PostgreSQL, the example plugin on :8080
 	@if docker compose version >/dev/null 2>&1; then docker compose up --build; \
 	elif command -v docker-compose >/dev/null 2>&1 && docker info >/dev/null 2>&1; then \

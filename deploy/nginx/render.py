@@ -1,6 +1,6 @@
 """Render the forge nginx template (forge.conf.template) without envsubst.
 
-    render.py --k8s                       the Kubernetes config (deploy/k8s/nginx/forge.conf)
+    render.py --k8s                       the Kubernetes config (deploy/k8s/base/nginx/forge.conf)
     render.py --listen A --releases A --orgs A --gateway A         forge.conf on stdout
     render.py --prefix DIR --listen A ...  a plain-process prefix (DIR/nginx.conf, DIR/forge.conf,
                                            DIR/logs, DIR/temp) for
@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 TEMPLATE = HERE / "forge.conf.template"
 MAIN_CONF = HERE / "nginx.conf"
 PLACEHOLDERS = ("NGINX_LISTEN", "RELEASES_UPSTREAM", "ORGS_UPSTREAM", "GATEWAY_UPSTREAM")
-# In Kubernetes the services are reached by their Service names (deploy/k8s).
+# In Kubernetes the services are reached by their Service names (deploy/k8s/base).
 K8S_VALUES = {
     "NGINX_LISTEN": "8080",
     "RELEASES_UPSTREAM": "releases:8080",

@@ -23,7 +23,7 @@ from forge_common.testing.s3 import S3Server
 from forge_releases.app import create_app
 from forge_releases.publish.queries import lock_blobs
 from forge_releases.storage import FolderStorage, S3Storage, Storage, open_storage
-from forge_releases.storage.s3 import PART_SIZE
+from forge_releases.storage.s3 import PART_SIZE, S3Location
 from forge_releases.storage.sweep import sweep
 
 from .publish_support import api, auth, publish_world
@@ -236,3 +236,30 @@ async def test_storage_url_must_name_a_backend(url: str, capsys: Any) -> None:
     status = await asyncio.to_thread(main, ["storage", "sweep"], env)
     assert status == 1
     assert "STORAGE_URL" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("region", "endpoint"),
+    [("us-east-1", None), ("eu-west-1", None), ("us-east-1", "http://127.0.0.1:9000")],
+)
+async def test_presigned_urls_use_signature_version_4(region: str, endpoint: str | None) -> None:
+    """botocore presigns with the deprecated Version 2 in us-east-1 unless told otherwise
+    (docs/storage.md "Presigned URLs"); signing needs no network."""
+    storage = S3Storage(
+        S3Location(
+            bucket="assets",
+            endpoint_url=endpoint,
+            region=region,
+            access_key_id="AKIDEXAMPLE",
+            secret_access_key="not-a-real-secret",
+        )
+    )
+    try:
+        url = await storage.presigned_url(
+            ONE, expires=60, disposition="attachment", content_type="application/octet-stream"
+        )
+    finally:
+        await storage.close()
+    assert "X-Amz-Algorithm=AWS4-HMAC-SHA256" in url
+    assert f"%2F{region}%2Fs3%2Faws4_request" in url
+    assert "AWSAccessKeyId=" not in url and "&Signature=" not in url

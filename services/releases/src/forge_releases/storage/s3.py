@@ -101,6 +101,9 @@ class S3Storage(Storage):
         if self._client is None:
             loc = self.location
             config = AioConfig(
+                # Signature Version 4 for every request and presigned URL: botocore's presigning
+                # default in us-east-1 is still the deprecated Version 2 (docs/storage.md)
+                signature_version="s3v4",
                 # path-style addressing for endpoints other than AWS (MinIO, moto, Ceph)
                 s3={"addressing_style": "path"} if loc.endpoint_url else None,
                 # checksums only where S3 requires them: older S3-compatible stores refuse
