@@ -115,6 +115,15 @@ def bad(path: list[object], value: object) -> dict[str, object]:
         (bad(["orgs", 0, "pins", 0, "repo"], "nope"), "orgs[0].pins[0].repo: no repository"),
         (bad(["orgs", 0, "pins", 0, "group"], "Other"), "orgs[0].pins[0].group: no pin group"),
         (bad(["orgs", 0, "pin_groups", 0, "name"], "x" * 101), "orgs[0].pin_groups[0].name"),
+        # every display name follows one rule (forge_common.names): nothing hidden in it
+        (bad(["orgs", 0, "pin_groups", 0, "name"], "a\u202eb"), "orgs[0].pin_groups[0].name: must"),
+        (bad(["orgs", 0, "full_name"], "bell\x07"), "orgs[0].full_name: must not contain"),
+        (bad(["users", 0, "full_name"], "\u202eAlice"), "users[0].full_name: must not contain"),
+        (bad(["orgs", 0, "teams", 0, "name"], "t\u2066"), "orgs[0].teams[0].name: must not"),
+        (
+            bad(["repos", 0, "releases", 0, "title"], "t\x1b[31m"),
+            "repos[0].releases[0].title: must not contain",
+        ),
         (bad(["orgs", 0, "pins", 0, "display_order"], 2**31), "orgs[0].pins[0].display_order"),
         (bad(["repos"], {"a": 1}), "repos: must be a list"),
         (bad(["users", 0], "alice"), "users[0]: must be an object"),

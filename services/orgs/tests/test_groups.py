@@ -55,6 +55,31 @@ async def test_create_group_bad_name_is_422_naming_name(ro_api, ro_ids, name):
     assert reply.status == 422 and reply.json["errors"] == ["name"]
 
 
+# docs/orgs.md "Request bodies": the rule of every display name we store (forge_common.names),
+# the one asset names follow: no control character, no bidirectional override or other format
+# character, nothing that was not UTF-8.
+HIDDEN = [
+    "bell\u0007",
+    "\u202eexe.txt",
+    "zero\u200bwidth",
+    "del\u007f",
+    "next\u0085line",
+    "bom\ufeff",
+]
+
+
+@pytest.mark.parametrize("name", HIDDEN)
+async def test_group_names_with_hidden_characters_are_422_on_create_and_update(
+    ro_api, ro_ids, name
+):
+    reply = await ro_api.post("/orgs/pub/pinned/groups", as_="owner", json={"name": name})
+    assert reply.status == 422 and reply.json["errors"] == ["name"]
+    gid = (await group_ids(ro_api))["Featured"]
+    reply = await ro_api.put(f"/orgs/pub/pinned/groups/{gid}", as_="owner", json={"name": name})
+    assert reply.status == 422 and reply.json["errors"] == ["name"]
+    assert "Featured" in await group_ids(ro_api)
+
+
 async def test_create_group_name_of_100_characters_and_unicode_is_accepted(api, ids):
     for name in ("x" * 100, "Ünïcødé ✓ 🚀"):
         reply = await api.post("/orgs/pub/pinned/groups", as_="owner", json={"name": name})

@@ -136,6 +136,9 @@ BAD_BODIES: list[tuple[dict[str, Any], str]] = [
     ({"tag_name": "v5", "target_commitish": False}, "target_commitish"),
     ({"tag_name": "v5", "body": "nul \x00 inside"}, "body"),
     ({"tag_name": "v5", "name": "n" * 256}, "name"),
+    # a release title is a display name (forge_common.names): nothing hidden in it
+    ({"tag_name": "v5", "name": "bell \x07"}, "name"),
+    ({"tag_name": "v5", "name": "\u202eexe.txt"}, "name"),
 ]
 
 

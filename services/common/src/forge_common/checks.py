@@ -73,6 +73,22 @@ def text(
     return value
 
 
+def display_name(
+    entry: Mapping[str, Any],
+    key: str,
+    path: str,
+    errors: list[str],
+    *,
+    required: bool = False,
+    max_length: int = 255,
+) -> str:
+    """`text`, held to the rule of every display name we store (names.display_name_problem)."""
+    value = text(entry, key, path, errors, required=required)
+    if value and (problem := names.display_name_problem(value, max_length=max_length)):
+        errors.append(f"{path}.{key}: {problem}")
+    return value
+
+
 def flag(entry: Mapping[str, Any], key: str, path: str, errors: list[str]) -> bool:
     value = entry.get(key, False)
     if not isinstance(value, bool):

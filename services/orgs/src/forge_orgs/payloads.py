@@ -9,6 +9,7 @@ from typing import Any
 
 from forge_common.body import INT64_MAX, optional_bool, optional_int, optional_list, optional_str
 from forge_common.errors import Unprocessable
+from forge_common.names import display_name_problem
 
 from .db.pins import PinOrder
 
@@ -76,12 +77,9 @@ def _group_name(data: Mapping[str, Any], *, required: bool) -> str | None:
             raise Unprocessable("name is required", field="name")
         return None
     name = name.strip()
-    if not name:
-        raise Unprocessable("name must not be empty", field="name")
-    if len(name) > MAX_GROUP_NAME:
-        raise Unprocessable(f"name must be at most {MAX_GROUP_NAME} characters", field="name")
-    if "\x00" in name:
-        raise Unprocessable("name must not contain NUL characters", field="name")
+    # the rule of every display name we store: not empty, bounded, nothing hidden (BEL, U+202E)
+    if problem := display_name_problem(name, max_length=MAX_GROUP_NAME):
+        raise Unprocessable(f"name {problem}", field="name")
     return name
 
 

@@ -31,9 +31,9 @@ def _validate_pin_groups(org: Mapping[str, Any], path: str, errors: list[str]) -
     groups = []
     for j, group in enumerate(checks.entries(org, "pin_groups", path, errors)):
         gpath = f"{path}.pin_groups[{j}]"
-        name = checks.text(group, "name", gpath, errors, required=True)
-        if len(name) > MAX_GROUP_NAME:
-            errors.append(f"{gpath}.name: must be at most {MAX_GROUP_NAME} characters")
+        name = checks.display_name(
+            group, "name", gpath, errors, required=True, max_length=MAX_GROUP_NAME
+        )
         checks.number(group, "display_order", gpath, errors)
         checks.flag(group, "collapsed", gpath, errors)
         groups.append((f"{gpath}.name", name))

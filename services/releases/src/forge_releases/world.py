@@ -42,7 +42,8 @@ def _validate_release(release: Mapping[str, Any], path: str, errors: list[str]) 
     tag = checks.text(release, "tag", path, errors, required=True)
     if tag and (problem := tag_problem(tag)):
         errors.append(f"{path}.tag: {problem}")
-    for key in ("title", "note", "target"):
+    checks.display_name(release, "title", path, errors, max_length=255)
+    for key in ("note", "target"):
         checks.text(release, key, path, errors)
     for key in ("draft", "prerelease", "tag_only"):
         checks.flag(release, key, path, errors)

@@ -17,7 +17,8 @@ VISIBILITIES = frozenset({"public", "limited", "private"})
 def validate_org(org: Mapping[str, Any], path: str, errors: list[str]) -> str:
     """The organization's name, for the checks across every account."""
     name = checks.text(org, "name", path, errors, required=True, pattern=checks.NAME)
-    for key in ("full_name", "description", "website", "location"):
+    checks.display_name(org, "full_name", path, errors)
+    for key in ("description", "website", "location"):
         checks.text(org, key, path, errors)
     checks.text(org, "visibility", path, errors, choices=VISIBILITIES)
     return name

@@ -31,7 +31,7 @@ def validate_teams(
 def _validate_team(
     team: Mapping[str, Any], path: str, members: Set[str], repos: Set[str], errors: list[str]
 ) -> str:
-    name = checks.text(team, "name", path, errors, required=True)
+    name = checks.display_name(team, "name", path, errors, required=True)
     checks.text(team, "permission", path, errors, required=True, choices=PERMISSIONS)
     for k, login in enumerate(checks.strings(team, "members", path, errors)):
         if login.lower() not in members:

@@ -16,7 +16,7 @@ MAX_TOKEN_LENGTH = 512  # what authentication accepts in an Authorization header
 def validate_user(user: Mapping[str, Any], path: str, errors: list[str]) -> str:
     """The user's name, for the checks across every account."""
     name = checks.text(user, "name", path, errors, required=True, pattern=checks.NAME)
-    checks.text(user, "full_name", path, errors)
+    checks.display_name(user, "full_name", path, errors)
     checks.text(user, "email", path, errors)
     checks.flag(user, "admin", path, errors)
     for j, token in enumerate(checks.strings(user, "tokens", path, errors)):

@@ -19,6 +19,7 @@ from forge_common.body import read_json_object, required_str
 from forge_common.errors import AuthTokenMissing
 from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL
+from forge_common.names import display_name_problem
 from forge_common.render import json_response
 
 from ..errors import InvalidField, NoPublishAccess, UpdateKeyNotFound
@@ -44,7 +45,8 @@ async def admin_of(request: web.Request) -> tuple[RepoRef, Viewer]:
 
 def _name(value: str) -> str:
     name = value.strip()
-    if not name or len(name) > _MAX_NAME or not name.isprintable():
+    # the rule of every display name we store (forge_common.names)
+    if not name.isprintable() or display_name_problem(name, max_length=_MAX_NAME):
         raise InvalidField("name", f"must be 1 to {_MAX_NAME} printable characters")
     return name
 

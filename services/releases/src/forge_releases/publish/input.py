@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from forge_common.body import optional_bool, optional_int, optional_str
+from forge_common.names import hidden_character_problem
 
 from ..errors import InvalidField
 from ..models import Release
@@ -66,6 +67,8 @@ def _text(data: Mapping[str, Any], field: str) -> str | None:
         return None
     if field == "tag_name":
         return _tag(value)
+    if field == "name" and (problem := hidden_character_problem(value)):
+        raise InvalidField(field, problem)  # a release title is a display name (names.py)
     limit = {"name": MAX_TITLE, "target_commitish": MAX_TARGET}.get(field, MAX_NOTE)
     return _storable(value, field, limit)
 
