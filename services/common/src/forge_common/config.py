@@ -63,6 +63,12 @@ class Settings:
     # a client that stalls after its headers holds a connection and a task only this long.
     body_read_timeout: float = 30.0
     max_upload_bytes: int = 4 * 1024 * 1024 * 1024
+    # Connections `forge serve` holds for clients without nginx in front (docs/http.md "Slow
+    # clients"): seconds a request head may take once its first byte arrived, and an idle
+    # keep-alive connection stays open (above nginx's upstream keepalive_timeout of 60 s, so
+    # nginx closes first and never sends on a connection we are closing).
+    header_read_timeout: float = 10.0
+    keepalive_timeout: float = 75.0
     # Seconds `forge serve` lets requests in flight finish after SIGTERM (docs/architecture.md
     # "Stopping"); Kubernetes' terminationGracePeriodSeconds must leave room for it.
     shutdown_timeout: float = 20.0
@@ -110,6 +116,8 @@ class Settings:
             max_body_bytes=_int(env, "MAX_BODY_BYTES", cls.max_body_bytes),
             body_read_timeout=_seconds(env, "BODY_READ_TIMEOUT", cls.body_read_timeout),
             max_upload_bytes=_int(env, "MAX_UPLOAD_BYTES", cls.max_upload_bytes),
+            header_read_timeout=_seconds(env, "HEADER_READ_TIMEOUT", cls.header_read_timeout),
+            keepalive_timeout=_seconds(env, "KEEPALIVE_TIMEOUT", cls.keepalive_timeout),
             shutdown_timeout=_seconds(env, "SHUTDOWN_TIMEOUT", cls.shutdown_timeout),
             auto_migrate=_bool(env, "AUTO_MIGRATE", cls.auto_migrate),
             log_level=env.get("LOG_LEVEL", cls.log_level).upper(),

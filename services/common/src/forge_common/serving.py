@@ -11,7 +11,9 @@ hook for either, so this module subclasses the three classes that build a connec
                                    it offers requests to the app's fast paths first (fast_path.py)
     ForgeRequestHandler            `handle_error` (parser refusals) and `finish_response` (an
                                    HTTP error that escaped the application: the expect handler)
-                                   render our JSON error body with a request id
+                                   render our JSON error body with a request id; a deadline on
+                                   each request head (aiohttp has none: docs/http.md "Slow
+                                   clients"); aiohttp's own keep-alive limit bounds idle ones
 
 `serve()` runs an application until SIGTERM or SIGINT, then stops gracefully
 (docs/architecture.md "Stopping").
@@ -34,6 +36,7 @@ from aiohttp.web_protocol import RequestHandler
 
 from .errors import ApiError, InvalidInput
 from .fast_path import with_fast_paths
+from .keys import SETTINGS
 from .middleware import (
     NOSNIFF,
     REQUEST_ID,
@@ -62,7 +65,13 @@ class ForgeRequestHandler(RequestHandler):
     """One connection. Only the refusals differ from aiohttp's: the JSON error body, a request id,
     `nosniff`, and one log line that names the kind of refusal and never a header's value."""
 
-    __slots__ = ("_head",)
+    __slots__ = ("_head", "_head_deadline", "_head_timeout", "_heads_seen")
+
+    def __init__(self, manager: Any, *, header_read_timeout: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(manager, **kwargs)
+        self._head_timeout = header_read_timeout
+        self._head_deadline: asyncio.TimerHandle | None = None
+        self._heads_seen = 0
 
     @property
     def busy(self) -> bool:
@@ -70,6 +79,37 @@ class ForgeRequestHandler(RequestHandler):
         return self._request_in_progress
 
     def data_received(self, data: bytes) -> None:
+        idle = not self._request_in_progress and not self._messages
+        self._receive(data)
+        if self._request_count != self._heads_seen:  # a whole request head arrived
+            self._heads_seen = self._request_count
+            self._stop_head_deadline()
+        elif idle and data and self._head_deadline is None and self._head_timeout > 0:
+            # the first bytes of a request head on an idle connection: the rest must follow
+            self._head_deadline = self._loop.call_later(self._head_timeout, self._head_too_slow)
+
+    def _head_too_slow(self) -> None:
+        self._head_deadline = None
+        if self._request_count != self._heads_seen or self._request_in_progress or self._messages:
+            return  # the head arrived after all (its request is queued or being handled)
+        peer = self.transport.get_extra_info("peername") if self.transport else None
+        log.info(
+            "closed a connection from %s: its request head did not arrive within %g s",
+            peer[0] if peer else "?",
+            self._head_timeout,
+        )
+        self.force_close()
+
+    def _stop_head_deadline(self) -> None:
+        if self._head_deadline is not None:
+            self._head_deadline.cancel()
+            self._head_deadline = None
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        self._stop_head_deadline()
+        super().connection_lost(exc)
+
+    def _receive(self, data: bytes) -> None:
         self._head = data  # kept, not copied: sliced only when a refusal needs its path
         if self._close and self._request_in_progress and not self._force_close:
             # aiohttp drops whatever arrives once a connection is closing; when the server stops,
@@ -162,6 +202,10 @@ class ForgeRunner(web.AppRunner):
     async def _make_server(self) -> web.Server:
         server = await super()._make_server()  # starts the application
         kwargs: dict[str, Any] = dict(server._kwargs)
+        settings = self.app.get(SETTINGS)
+        if settings is not None:  # docs/http.md "Slow clients"
+            kwargs.setdefault("header_read_timeout", settings.header_read_timeout)
+            kwargs.setdefault("keepalive_timeout", settings.keepalive_timeout)
         return ForgeServer(
             with_fast_paths(self.app, server.request_handler),
             request_factory=server.request_factory,

@@ -13,4 +13,8 @@ from ..serving import ForgeRunner
 
 class ForgeTestServer(TestServer):
     async def _make_runner(self, **kwargs: Any) -> web.BaseRunner:
-        return ForgeRunner(self.app, **{**kwargs, "access_log": None})  # as `forge serve`
+        # as `forge serve`: no access log, and a handler is not cancelled when its client goes
+        # away (aiohttp's test server would cancel it, hiding what production does then)
+        return ForgeRunner(
+            self.app, **{**kwargs, "access_log": None, "handler_cancellation": False}
+        )

@@ -13,6 +13,7 @@ AuthTokenMissing, and signed-in callers without write access (admin for deleting
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from aiohttp import HttpVersion11, web
@@ -23,6 +24,7 @@ from forge_common.body import read_json_object, streams_body
 from forge_common.errors import AuthTokenMissing
 from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL, SETTINGS
+from forge_common.outage import is_database_down
 from forge_common.render import json_response
 
 from ..errors import (
@@ -149,10 +151,10 @@ async def uploaded_asset(request: web.Request) -> tuple[RepoRef, Release, Asset,
     if "name" in request.query:  # a multipart file name is known only after `100 Continue`
         _check_name_free(release, asset_name(request.query["name"]))
     await _send_continue(request)
-    upload = await open_upload(request)
-    name = asset_name(request.query.get("name", upload.filename))
-    _check_name_free(release, name)
     try:
+        upload = await open_upload(request)
+        name = asset_name(request.query.get("name", upload.filename))
+        _check_name_free(release, name)
         writer = await receive(upload, request.app[STORAGE], limit)
         release, asset, blob = await writes.attach_asset(
             request.app,
@@ -165,8 +167,19 @@ async def uploaded_asset(request: web.Request) -> tuple[RepoRef, Release, Asset,
         )
     except BadHttpMessage:
         raise MalformedBody() from None
-    except ConnectionResetError:
-        raise  # the client went away: nobody to answer
+    except ConnectionResetError as exc:
+        if is_database_down(exc):
+            raise  # the middleware's 503
+        # The client went away mid-upload: an ordinary event, not an error of ours. receive()
+        # has deleted what arrived; nothing is stored. Cancelled, as aiohttp does when it sees
+        # the disconnection first (downloads do the same): nobody is left to answer.
+        log.info(
+            "upload to %s/%s release %s cut short: the client went away; nothing stored",
+            ref.owner,
+            ref.name,
+            release.id,
+        )
+        raise asyncio.CancelledError() from None
     except OSError:
         log.exception("storing an upload for %s/%s failed", ref.owner, ref.name)
         raise StorageFailed() from None
