@@ -14,6 +14,11 @@ key or a signed URL is decided by access_keys/grant.py instead: read access, or 
 The path → repository step is cached (cache.py) with what an anonymous caller may do and whether
 they may see the owner, so an anonymous request for public data runs no query on a hit; a
 signed-in caller's visibility and access are looked up on every request (one query).
+
+A repository that does not exist costs the same work as one the caller may not see (docs/access.md
+"Timing"): the lookup runs the same three queries whatever it finds, and a missing repository
+still looks up the caller's access or the update key, against an id no repository has, so no
+response time tells the two apart.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from __future__ import annotations
 from aiohttp import hdrs, web
 from forge_common import accounts
 from forge_common.access import Access, access_facts, decide, owner_visible
-from forge_common.auth import viewer_of
+from forge_common.auth import Viewer, viewer_of
 from forge_common.errors import AuthTokenMissing, RepoNotFound
 from forge_common.keys import DB_POOL
 from forge_common.names import is_account_name, is_repo_name
@@ -30,6 +35,18 @@ from ..access_keys.grant import authorise_by_key, carries_key
 from ..keys import RELEASE_CACHE
 from ..models import RepoRef, Resolved
 from .cache import MISSING, RepoEntry
+
+# No account or repository has this id: the queries run for a missing one find nothing.
+NO_ID = 0
+
+
+async def _as_for_a_hidden_repository(request: web.Request, viewer: Viewer | None) -> None:
+    """The work `resolve` does before refusing a repository the caller may not see, done for one
+    that does not exist: the update key's lookup, or the signed-in caller's access query."""
+    if viewer is None and carries_key(request):
+        await authorise_by_key(request, NO_ID)  # finds no key of repository 0: RepoNotFound
+    elif viewer is not None:
+        await access_facts(request.app[DB_POOL], viewer, [NO_ID])
 
 
 async def _lookup(app: web.Application, owner: str, repo: str) -> RepoEntry | None:
@@ -45,22 +62,19 @@ async def _lookup(app: web.Application, owner: str, repo: str) -> RepoEntry | No
         return None
     pool = app[DB_POOL]
     entry = None
+    # the same three queries whether the owner and the repository exist or not (timing)
     account = await accounts.account_by_name(pool, owner)
-    if account is not None:
-        repository = await accounts.repository_by_name(pool, account.id, repo)
-        if repository is not None:
-            facts = (await access_facts(pool, None, [repository.id])).get(repository.id)
-            if facts is not None:
-                ref = RepoRef(
-                    account.id,
-                    account.name,
-                    repository.id,
-                    repository.name,
-                    repository.description,
-                )
-                visible = owner_visible(facts, None)
-                anonymous = decide(facts, None, release_api=True) if visible else Access.NONE
-                entry = RepoEntry(ref, anonymous, owner_visible_to_anonymous=visible)
+    account_id = account.id if account is not None else NO_ID
+    repository = await accounts.repository_by_name(pool, account_id, repo)
+    repo_id = repository.id if repository is not None else NO_ID
+    facts = (await access_facts(pool, None, [repo_id])).get(repo_id)
+    if account is not None and repository is not None and facts is not None:
+        ref = RepoRef(
+            account.id, account.name, repository.id, repository.name, repository.description
+        )
+        visible = owner_visible(facts, None)
+        anonymous = decide(facts, None, release_api=True) if visible else Access.NONE
+        entry = RepoEntry(ref, anonymous, owner_visible_to_anonymous=visible)
     cache.put_name(key, entry, token)
     return entry
 
@@ -84,9 +98,10 @@ def kept_for_anonymous(
 async def resolve(request: web.Request) -> Resolved:
     """The repository of `{owner}/{repo}` in the path, or the error the rules give."""
     entry = await _lookup(request.app, request.match_info["owner"], request.match_info["repo"])
-    if entry is None:
-        raise RepoNotFound()
     viewer = viewer_of(request)
+    if entry is None:
+        await _as_for_a_hidden_repository(request, viewer)
+        raise RepoNotFound()
     if viewer is None and carries_key(request):
         # an update key or a URL signed under one (docs/access.md "Update keys"): read only,
         # and never public, since the answers carry URLs signed for this caller
