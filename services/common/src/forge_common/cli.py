@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import errno
 import os
 import sys
 from collections.abc import Sequence
@@ -88,7 +89,16 @@ async def world_is_empty(database_url: str) -> bool:
         await conn.close()
 
 
-def serve(settings: Settings, services: Sequence[Service], host: str, port: int) -> None:
+def serve(
+    settings: Settings,
+    services: Sequence[Service],
+    host: str,
+    port: int,
+    *,
+    banner: str | None = None,
+) -> None:
+    """Serve until stopped. The banner (`forge dev`'s "ready") is printed once the port is bound;
+    a port already in use is a ConfigError naming it and how to choose another."""
     if (
         settings.gateway_url is None
         and len(services) > 1
@@ -102,12 +112,22 @@ def serve(settings: Settings, services: Sequence[Service], host: str, port: int)
 
     def started() -> None:
         names = ", ".join(s.name for s in services)
-        print(f"forge: serving {names} on http://{host}:{port}/", flush=True)
+        print(banner or f"forge: serving {names} on http://{host}:{port}/", flush=True)
 
     # docs/architecture.md "Stopping": SIGTERM and SIGINT stop it gracefully, with exit status 0
-    asyncio.run(
-        serve_app(app, host, port, shutdown_timeout=settings.shutdown_timeout, on_started=started)
-    )
+    try:
+        asyncio.run(
+            serve_app(
+                app, host, port, shutdown_timeout=settings.shutdown_timeout, on_started=started
+            )
+        )
+    except OSError as exc:
+        if exc.errno != errno.EADDRINUSE:
+            raise
+        raise ConfigError(
+            f"port {port} is already in use on {host}: stop what listens there, or choose "
+            f"another port with --port N (make run: make run PORT=N)"
+        ) from None
 
 
 def _install_uvloop() -> None:
@@ -178,14 +198,13 @@ def _dev(args: Any, env: dict[str, str], services: dict[str, Service]) -> int:
         else:
             print("forge: the database already has data; demo world not loaded again")
         url = f"http://localhost:{args.port}/"
-        print(
+        ready = (  # printed once the port is bound, never before
             f"forge: ready at {url}\n  try: curl {url}healthz\n"
             f"       curl '{url}api/v2/repos/acme/app/releases/update"
-            "?version=1.0.0&platform=darwin&arch=arm64'",
-            flush=True,
+            "?version=1.0.0&platform=darwin&arch=arm64'"
         )
         _install_uvloop()
-        serve(settings, list(services.values()), args.host, args.port)
+        serve(settings, list(services.values()), args.host, args.port, banner=ready)
     finally:
         if pg is not None:
             pg.stop()
