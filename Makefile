@@ -14,29 +14,43 @@ PROTO_PACKAGES :=
 -include mk/*.mk
 
 EDITABLES := $(SERVICE_PACKAGES) $(PROTO_PACKAGES)
+# Two stamps: what running needs (make run: our packages and their dependencies), then the tools
+# lint and the tests add (make install, make test). A fresh clone's `make run` installs only the
+# first (docs/architecture.md "make run and make test").
+RUN_STAMP := $(VENV)/.installed-run
 INSTALL_STAMP := $(VENV)/.installed
-INSTALL_INPUTS := constraints.txt requirements-dev.txt $(wildcard $(addsuffix /pyproject.toml,$(EDITABLES)))
+RUN_INPUTS := constraints.txt $(wildcard $(addsuffix /pyproject.toml,$(EDITABLES)))
 
-.PHONY: help install run test lint fmt pytest clean
+.PHONY: help install install-run run shell test lint fmt pytest reset clean
 
 help: ## Show this help
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_.-]+:.*## / {printf "  \033[36m%-20s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+install-run: $(RUN_STAMP) ## Create .venv with only what running needs (what make run installs)
 
 install: $(INSTALL_STAMP) ## Create .venv with every package and tool (pinned by constraints.txt)
 
-$(INSTALL_STAMP): $(INSTALL_INPUTS)
+$(RUN_STAMP): $(RUN_INPUTS)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@# Our packages build with the pinned setuptools in the venv: no per-package build downloads.
 	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt pip setuptools wheel
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-build-isolation \
-		-c constraints.txt -r requirements-dev.txt $(addprefix -e ,$(EDITABLES))
+		-c constraints.txt $(addprefix -e ,$(EDITABLES))
 	@# No PostgreSQL binaries on this machine: the embedded database comes from the pgserver wheel.
 	@if ! command -v pg_config >/dev/null && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
 		$(PY) -m pip install --quiet --disable-pip-version-check pgserver; fi
 	@touch $@
 
-run: install ## Start everything on http://localhost:8080/ (PORT=N to change; embedded PostgreSQL unless DATABASE_URL is set)
+$(INSTALL_STAMP): $(RUN_STAMP) requirements-dev.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -r requirements-dev.txt
+	@touch $@
+
+run: $(RUN_STAMP) ## Start everything on http://localhost:8080/ (make run PORT=N for another port; embedded PostgreSQL unless DATABASE_URL is set)
 	$(BIN)/forge dev --world demo/world.json --port $(PORT)
+
+shell: $(RUN_STAMP) ## A shell with .venv activated (`forge` on the PATH)
+	@echo "forge: .venv activated; 'exit' to leave"
+	@VIRTUAL_ENV=$(abspath $(VENV)) PATH="$(abspath $(BIN)):$$PATH" $${SHELL:-/bin/bash} -i
 
 lint: install ## ruff and mypy --strict
 	$(BIN)/ruff check .
@@ -53,5 +67,8 @@ pytest: install ## Run every test (no lint)
 test: install lint $(TEST_PREREQUISITES) ## Lint, check the contract, run every test
 	$(BIN)/pytest -q $(PYTEST_ARGS)
 
-clean: ## Remove .venv and .data (the make-run database)
-	rm -rf $(VENV) .data
+reset: ## Remove .data only: the make-run database and assets (the next make run loads the demo again)
+	rm -rf .data
+
+clean: reset ## Remove .data and .venv (everything make created; the next make installs again)
+	rm -rf $(VENV)

@@ -65,7 +65,7 @@ deploy-check: install $(VENV)/.deploy-validators ## Validate the Dockerfile, com
 		[ $$status = 0 ] && echo "nginx -t: deploy/nginx/forge.conf.template is valid"; exit $$status; \
 	else echo "deploy-check: nginx absent (make deploy-tools); skipped 'nginx -t'"; fi
 
-up: ## docker compose up --build: nginx, three services, PostgreSQL, the example plugin on :8080
+up: ## docker compose up --build (no environment needed): nginx, three services, PostgreSQL, MinIO, the example plugin on :8080
 	@if docker compose version >/dev/null 2>&1; then docker compose up --build; \
 	elif command -v docker-compose >/dev/null 2>&1 && docker info >/dev/null 2>&1; then \
 		docker-compose up --build; \

@@ -29,13 +29,13 @@ proto: install ## Regenerate the plugin.v1 Python code (proto/gen/python)
 
 proto-check: proto-lint proto-breaking proto-stale ## buf lint + format, buf breaking against main, generated code current
 
-proto-lint: install
+proto-lint: install ## buf lint and buf format --diff on proto/
 	cd proto && $(BUF) lint
 	cd proto && $(BUF) format --diff --exit-code
 
 # Compares the working tree with the main branch; on main itself this compares
 # with the last commit. Skipped (not failed) while main has nothing to compare.
-proto-breaking: install
+proto-breaking: install ## buf breaking: the contract against the main branch
 	@if ! git rev-parse --verify --quiet refs/heads/main >/dev/null; then \
 		echo "proto-breaking: skipped: this repository has no main branch yet"; \
 	elif ! git cat-file -e main:proto/buf.yaml 2>/dev/null; then \
@@ -48,7 +48,7 @@ proto-breaking: install
 # Regenerates into a temporary folder and diffs it with the committed files
 # (only the generated *_pb2* files: __init__.py, py.typed and pyproject.toml
 # are maintained by hand).
-proto-stale: install
+proto-stale: install ## The generated Python code is what proto/ generates now
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	(cd proto && $(PROTO_ENV) $(BUF) generate -o "$$tmp/new") || exit 1; \
 	mkdir -p "$$tmp/new/gen/python" "$$tmp/old"; \
