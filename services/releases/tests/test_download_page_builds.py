@@ -1,9 +1,12 @@
 """The download page picks the visitor's build with the feeds' matcher (docs/pages.md "Download
 page"): the exact architecture, then a universal build, then none, never another
-architecture's; from the newest release that has such a build, as the update check would offer."""
+architecture's; from the newest release that has such a build, as the update check would offer.
+Also what a visitor reads around it: the "Latest" badge, each file's SHA-256, sizes in the CLI's
+binary units, the breadcrumb's links, the tag said once."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any
 
@@ -71,3 +74,26 @@ async def test_latest_prerelease_is_linked_only_when_there_is_one(
     client = await make_client()
     html = _main(await (await client.get("/owner/app/download", headers=MAC_ARM)).text())
     assert "Latest prerelease" not in html
+
+
+async def test_release_pages_show_latest_digests_sizes_and_a_breadcrumb(
+    make_client: Any, load: Any
+) -> None:
+    old = rel("v1.0.0", 1)
+    old["assets"] = [{"name": "App-1.0.0-arm64-mac.zip", "content": "x" * 3000}]
+    new = rel("v1.1.0", 2, "App-1.1.0-arm64-mac.zip")
+    new["title"] = "Spring update"
+    await load(one_repo([old, new]))
+    client = await make_client()
+    html = _main(await (await client.get("/owner/app/releases/tag/v1.0.0")).text())
+    sha = hashlib.sha256(b"x" * 3000).hexdigest()
+    assert f"SHA-256 <code>{sha}</code>" in html
+    assert "2.9 KiB" in html  # the CLI's units
+    assert re.search(r'/ <a href="[^"]*/owner/app/releases">releases</a>', html)
+    assert "Latest</span>" not in html  # v1.1.0 is the latest
+    listing = _main(await (await client.get("/owner/app/releases")).text())
+    assert listing.count("Latest</span>") == 1
+    assert listing.index("Latest</span>") < listing.index("v1.0.0")
+    download = _main(await (await client.get("/owner/app/download", headers=MAC_ARM)).text())
+    assert "Spring update · v1.1.0" in download and "(v1.1.0)" not in download
+    assert "Latest</span>" in download

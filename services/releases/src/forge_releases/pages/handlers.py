@@ -79,6 +79,13 @@ def _offers(
     return mine, others
 
 
+async def _latest_id(request: web.Request, resolved: Resolved) -> int | None:
+    """The id of the release the latest API answers (the "Latest" badge), from the kept
+    candidates."""
+    stable = (await repo_releases(request.app, resolved.ref.repo_id)).stable
+    return stable[0].id if stable else None
+
+
 @page
 async def repo_page(request: web.Request) -> web.StreamResponse:
     resolved = await resolve(request)
@@ -115,6 +122,7 @@ async def releases_page(request: web.Request) -> web.StreamResponse:
 
     context = {
         "repo": repo,
+        "latest_id": await _latest_id(request, resolved),
         "releases": [_release(request, resolved, r) for r in listing.releases],
         "page": listing.page.page,
         "last": last,
@@ -137,9 +145,13 @@ async def release_page(request: web.Request) -> web.StreamResponse:
     resolved = await resolve(request)
     release = await find_release(request, resolved, request.match_info["tag"], by_id=False)
     rendered = _release(request, resolved, release)
+    # the digest recorded at upload, so a visitor can check the file they downloaded
+    for shown, stored in zip(rendered["assets"], release.assets, strict=True):
+        shown["sha256"] = stored.sha256
     context = {
         "repo": _repo(request, resolved),
         "release": rendered,
+        "latest_id": await _latest_id(request, resolved),
         "og_url": rendered["html_url"],
         "og_description": (release.note[:200] or release.title or release.tag),
     }
@@ -197,6 +209,7 @@ async def _download_page(request: web.Request) -> web.StreamResponse:
         "release": rendered,
         "channel": channel,
         "stable": channel == STABLE,
+        "latest_id": candidates.stable[0].id if candidates.stable else None,
         # a newer prerelease than the stable release offered: only then is there one to link
         "has_prerelease": any(r.prerelease for r in candidates.everything),
         "target": target,
