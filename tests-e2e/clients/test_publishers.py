@@ -189,3 +189,14 @@ def test_electron_updater_uploaded_yml_through_an_update_key(
     # the file's name resolved under the feed is closed without the key
     closed = stack.get("/api/v2/repos/alice/vault/releases/feeds/electron/Desk-App-1.2.0.AppImage")
     assert closed.status == 401
+
+
+def test_source_archive_addresses_answer_through_the_proxy(
+    stack: Stack, forge_published: dict[str, Any]
+) -> None:
+    release = stack.get("/api/v3/repos/alice/forge-app/releases/tags/v1.4.0").json()
+    for url in (release["tarball_url"], release["zipball_url"]):
+        answer = stack.get(local_path(stack, url))
+        assert answer.status == 404
+        # the service's own answer (nginx routes it), saying why: no git here
+        assert answer.json()["error"]["code"] == "NoSourceArchive"
