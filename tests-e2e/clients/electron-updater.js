@@ -94,7 +94,10 @@ async function main() {
   console.log(JSON.stringify(out));
 }
 
-main().catch((err) => {
+// Exit once done: after following a redirect (a yml's file name resolved under the feed answers
+// 302 to the download) builder-util-runtime leaves the redirect's response unread, and its
+// keep-alive socket would keep Node running until the server closes it. An app lives on anyway.
+main().then(() => process.exit(0)).catch((err) => {
   console.error(err && err.stack ? err.stack : String(err));
   process.exit(1);
 });

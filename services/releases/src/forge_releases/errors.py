@@ -83,6 +83,20 @@ class AssetNotFound(NotFound):
         super().__init__("Asset not found")
 
 
+class NoSourceArchive(NotFound):
+    """A release's `tarball_url`/`zipball_url` when it carries no source archive of that kind:
+    forge hosts no git, so it cannot make one (downloads/archives.py)."""
+
+    code = "NoSourceArchive"
+
+    def __init__(self, tag: str, suffix: str) -> None:
+        super().__init__(
+            f"No source archive: this server hosts releases, not git repositories, so it cannot "
+            f"make a {suffix} of {tag}'s source; a release offers one by carrying it as a file "
+            f"whose name says 'source' (e.g. App-{tag.removeprefix('v')}-source{suffix})"
+        )
+
+
 class UpdateKeyNotFound(NotFound):
     code = "UpdateKeyNotFound"
 

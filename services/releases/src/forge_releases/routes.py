@@ -13,6 +13,7 @@ from .compat import atom as compat_atom
 from .compat import handlers as compat
 from .compat import openapi as compat_openapi
 from .compat import writes as compat_writes
+from .downloads import archives
 from .downloads import handlers as downloads
 from .feeds import handlers as feeds
 from .openapi import handler as openapi
@@ -52,6 +53,8 @@ def add_routes(app: web.Application) -> None:
             web.get(f"{API}/{{tag}}", read.get_release),
             web.get("/{owner}/{repo}/releases/download/{tag}/{name}", downloads.download),
             web.get("/{owner}/{repo}/releases/latest/download/{name}", downloads.latest_download),
+            # tarball_url / zipball_url (downloads/archives.py)
+            web.get(f"{PAGE}/archive/{{file}}", archives.archive),
             # update feeds (feeds/): literal prefixes keep them off the download routes above
             web.get(f"{API}/feeds/squirrel/{{arch}}/RELEASES", feeds.squirrel_windows),
             web.get(f"{API}/feeds/electron/{{file}}", feeds.electron_yml),

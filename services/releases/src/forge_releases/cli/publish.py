@@ -22,6 +22,7 @@ import aiohttp
 from .arch_warnings import arch_warnings
 from .client import TIMEOUT, Publisher, PublishError, Request
 from .connection import target
+from .publish_warnings import tag_warnings, yml_warnings
 
 
 def _request(args: argparse.Namespace, env: Mapping[str, str]) -> Request:
@@ -64,7 +65,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     """The handler of `forge release publish`: exit status."""
     try:
         req = _request(args, env)
-        for line in arch_warnings([path.name for path in req.files]):
+        warnings = tag_warnings(req.tag) + yml_warnings(req.files)
+        for line in [*warnings, *arch_warnings([path.name for path in req.files])]:
             print(f"forge: {line}", file=sys.stderr)
         asyncio.run(_publish(req, sys.stdout, sys.stderr))
     except PublishError as exc:

@@ -8,13 +8,20 @@ from forge_common.accounts import Repository
 
 from ..counter import DownloadCounter
 from ..models import Release, RepoRef
+from ..read.render import UrlMap, unchanged
 from ..urls import repo_url
 from . import mapping
 
 
-def release(app_url: str, ref: RepoRef, rel: Release, counter: DownloadCounter) -> dict[str, Any]:
+def release(
+    app_url: str,
+    ref: RepoRef,
+    rel: Release,
+    counter: DownloadCounter,
+    url_for: UrlMap = unchanged,
+) -> dict[str, Any]:
     # Gitea's attachments are already the common core's (read/render.py attachment)
-    return mapping.release(app_url, mapping.GITEA_ROOT, ref, rel, counter)
+    return mapping.release(app_url, mapping.GITEA_ROOT, ref, rel, counter, url_for)
 
 
 def repository(app_url: str, ref: RepoRef, repo: Repository) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from forge_common.accounts import Repository
 
 from ..counter import DownloadCounter
 from ..models import Asset, Release, RepoRef
+from ..read.render import UrlMap, unchanged
 from ..urls import repo_url
 from . import mapping
 
@@ -36,8 +37,14 @@ def asset(assets_url: str, common: dict[str, Any], stored: Asset) -> dict[str, A
     return common
 
 
-def release(app_url: str, ref: RepoRef, rel: Release, counter: DownloadCounter) -> dict[str, Any]:
-    data = mapping.release(app_url, mapping.GITHUB_ROOT, ref, rel, counter)
+def release(
+    app_url: str,
+    ref: RepoRef,
+    rel: Release,
+    counter: DownloadCounter,
+    url_for: UrlMap = unchanged,
+) -> dict[str, Any]:
+    data = mapping.release(app_url, mapping.GITHUB_ROOT, ref, rel, counter, url_for)
     data["upload_url"] += "{?name,label}"
     data["node_id"] = node_id("Release", rel.id)
     assets_url = assets_api_url(app_url, ref)

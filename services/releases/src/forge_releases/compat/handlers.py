@@ -8,7 +8,8 @@ version 2 (repository administrators), as both platforms list them to their publ
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from functools import partial
+from typing import Any, Protocol
 
 from aiohttp import web
 from forge_common import accounts
@@ -16,7 +17,7 @@ from forge_common.errors import RepoNotFound
 from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL, SETTINGS
 
-from ..access_keys.signed_urls import CREDENTIAL_PARAMS
+from ..access_keys.signed_urls import CREDENTIAL_PARAMS, handed_out_url
 from ..counter import DownloadCounter
 from ..downloads.files import serve_asset
 from ..errors import AssetNotFound, NoReleasesFound, ReleaseNotFound
@@ -33,16 +34,28 @@ from ..read.handlers import (
     list_page,
 )
 from ..read.params import flag
+from ..read.render import UrlMap
 from ..read.resolve import resolve
 from ..read.update_answer import Answer
 from . import gitea, github, mapping
 
-Shape = Callable[[str, RepoRef, Release, DownloadCounter], dict[str, Any]]
+
+class Shape(Protocol):
+    """gitea.release or github.release."""
+
+    def __call__(
+        self, app_url: str, ref: RepoRef, rel: Release, counter: DownloadCounter, url_for: UrlMap
+    ) -> dict[str, Any]: ...
+
+
 _EXPOSE = {"Access-Control-Expose-Headers": "X-Total-Count, Link"}
 
 
 def _shaped(request: web.Request, shape: Shape, ref: RepoRef, release: Release) -> dict[str, Any]:
-    return shape(request.app[SETTINGS].app_url, ref, release, request.app[DOWNLOAD_COUNTER])
+    """Every download URL handed out passes handed_out_url: signed when an update key authorised
+    the read (docs/access.md "Update keys"), as on version 2."""
+    app_url, counter = request.app[SETTINGS].app_url, request.app[DOWNLOAD_COUNTER]
+    return shape(app_url, ref, release, counter, partial(handed_out_url, request))
 
 
 def _answer(

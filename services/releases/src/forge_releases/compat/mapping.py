@@ -27,10 +27,16 @@ def release_api_url(app_url: str, root: str, ref: RepoRef, release_id: int) -> s
 
 
 def release(
-    app_url: str, root: str, ref: RepoRef, rel: Release, counter: DownloadCounter
+    app_url: str,
+    root: str,
+    ref: RepoRef,
+    rel: Release,
+    counter: DownloadCounter,
+    url_for: render.UrlMap = render.unchanged,
 ) -> dict[str, Any]:
-    """The release as both platforms name it, with its API addresses under `root`."""
-    data = render.release(app_url, ref, rel, counter)
+    """The release as both platforms name it, with its API addresses under `root`; `url_for`
+    maps each download URL (signed for update keys, as on version 2)."""
+    data = render.release(app_url, ref, rel, counter, url_for)
     url = release_api_url(app_url, root, ref, rel.id)
     data.update(url=url, assets_url=f"{url}/assets", upload_url=f"{url}/assets")
     return data

@@ -7,7 +7,7 @@ handlers they describe, from the version-2 document's parts and schemas:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from forge_common import openapi
@@ -103,6 +103,7 @@ class _Shape:
     upload_params: list[dict[str, Any]]
     upload_id: str
     multipart: bool
+    upload_errors: dict[str, Any] = field(default_factory=dict)  # what differs from _WRITE_ERRORS
 
 
 def _release_paths(shape: _Shape, release: dict[str, Any], asset: dict[str, Any]) -> dict[str, Any]:
@@ -162,7 +163,11 @@ def _release_paths(shape: _Shape, release: dict[str, Any], asset: dict[str, Any]
                 "Upload a file (Gitea: multipart field `attachment` or a raw body; GitHub: the "
                 "raw body at the release's `upload_url`)",
                 [_RELEASE_ID, *shape.upload_params],
-                {"201": json_content(f"The {word.lower()}", asset), **_WRITE_ERRORS},
+                {
+                    "201": json_content(f"The {word.lower()}", asset),
+                    **_WRITE_ERRORS,
+                    **shape.upload_errors,
+                },
                 _upload_body(multipart=shape.multipart),
             ),
         },
@@ -200,6 +205,13 @@ _GITHUB = _Shape(
     ],
     upload_id="reposUploadReleaseAsset",
     multipart=False,
+    # GitHub stores a renamed name (docs/compat.md "Asset names") and answers a taken one so
+    upload_errors={
+        "422": error(
+            "a field is invalid, or the release already has an asset of that (renamed) name: "
+            "GitHub's `Validation Failed` with `errors[0].code` `already_exists`"
+        )
+    },
 )
 
 

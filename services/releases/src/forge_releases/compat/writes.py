@@ -23,23 +23,34 @@ from forge_common.body import streams_body
 from forge_common.keys import SETTINGS
 from forge_common.render import json_response
 
+from ..errors import AssetNameTaken
 from ..keys import DOWNLOAD_COUNTER
 from ..models import Release, RepoRef
 from ..publish import handlers as publish
 from ..publish import writes
+from ..publish.loose_names import github_name
 from ..read import render
 from ..read.resolve import resolve
 from . import gitea, github
 from .handlers import Shape, asset_release
 
 _NO_STORE = {"Cache-Control": "no-store"}
+# GitHub's answer to an upload whose (renamed) name the release already has: electron-builder's
+# GitHubPublisher reads `errors[0].code` on a 422 to delete the old asset and upload again, and
+# Forge's publisher reads it to explain the failure (docs/compat.md "Asset names").
+GITHUB_ALREADY_EXISTS = {
+    "message": "Validation Failed",
+    "errors": [{"resource": "ReleaseAsset", "code": "already_exists", "field": "name"}],
+    "documentation_url": "https://docs.github.com/rest/releases/assets#upload-a-release-asset",
+    "status": "422",
+}
 
 
 def _release(
     request: web.Request, shape: Shape, ref: RepoRef, release: Release, status: int
 ) -> web.Response:
     app_url = request.app[SETTINGS].app_url
-    data = shape(app_url, ref, release, request.app[DOWNLOAD_COUNTER])
+    data = shape(app_url, ref, release, request.app[DOWNLOAD_COUNTER], render.unchanged)
     headers = dict(_NO_STORE)
     if status == 201:
         headers["Location"] = data["url"]
@@ -74,7 +85,12 @@ async def gitea_upload(request: web.Request) -> web.Response:
 
 @streams_body
 async def github_upload(request: web.Request) -> web.Response:
-    ref, release, asset, _ = await publish.uploaded_asset(request)
+    """Stores the name as GitHub would (`App 1.0.exe` as `App.1.0.exe`); a name taken is GitHub's
+    422 `already_exists`, not our 409."""
+    try:
+        ref, release, asset, _ = await publish.uploaded_asset(request, github_name)
+    except AssetNameTaken:
+        return json_response(GITHUB_ALREADY_EXISTS, status=422, headers=_NO_STORE)
     app_url = request.app[SETTINGS].app_url
     common = render.attachment(app_url, ref, release.tag, asset, request.app[DOWNLOAD_COUNTER])
     shaped = github.asset(github.assets_api_url(app_url, ref), common, asset)

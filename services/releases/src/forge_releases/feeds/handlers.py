@@ -32,6 +32,7 @@ from . import electron, squirrel, tauri
 from .channels import fully_rolled_out, newest_first, staged
 from .links import asset_url
 from .match import canonical_arch
+from .named_files import find_named
 from .signatures import signature_text
 
 TEXT = "text/plain; charset=utf-8"
@@ -130,11 +131,12 @@ async def squirrel_windows(request: web.Request) -> web.Response:
 async def electron_yml(request: web.Request) -> web.Response:
     """GET .../releases/feeds/electron/{file}: `latest.yml`, `latest-mac.yml`, `beta-linux.yml`…
     from the newest release of the channel with files for it; a release that carries the file
-    itself is answered with a redirect to it (served as uploaded)."""
+    itself is answered with a redirect to it (served as uploaded). Any other name is a file a yml
+    named relative to the feed: a redirect to its download (feeds/named_files.py)."""
     name = request.match_info["file"]
     wanted = electron.parse_file_name(name)
     if wanted is None:
-        raise NoReleasesFound()
+        return await _serve(request, f"file {name}", _named_file(name))
 
     def build(releases: RepoReleases, link: Callable[[Release, Asset], str]) -> Answer | str:
         for version, release in newest_first(releases, wanted.channel):
@@ -149,6 +151,16 @@ async def electron_yml(request: web.Request) -> web.Response:
         raise NoReleasesFound()
 
     return await _serve(request, f"yml {name}", build)
+
+
+def _named_file(name: str) -> Build:
+    def build(releases: RepoReleases, link: Callable[[Release, Asset], str]) -> str:
+        found = find_named(releases, name)
+        if found is None:
+            raise NoReleasesFound()
+        return link(*found)
+
+    return build
 
 
 def _sign(request: web.Request) -> Callable[[Asset], Awaitable[str | None]]:

@@ -80,15 +80,26 @@ def feed_paths(base: str) -> dict[str, Any]:
         f"{base}/feeds/electron/{{file}}": {
             "get": operation(
                 "electronUpdaterFile",
-                "electron-updater's {channel}.yml, {channel}-mac.yml, {channel}-linux[-arch].yml",
-                [path_param("file", {"type": "string", "pattern": r"\.yml$"})],
+                "electron-updater's {channel}.yml, {channel}-mac.yml, {channel}-linux[-arch].yml, "
+                "and any file a yml names relative to the feed",
+                [
+                    path_param(
+                        "file",
+                        {"type": "string"},
+                        "a yml's name, or a file name an uploaded yml hands out (found with "
+                        "dashes or dots where the stored name has spaces)",
+                    )
+                ],
                 {
                     "200": {
                         "description": "electron-builder update info (JSON, which is YAML)",
                         "headers": _ETAG,
                         "content": {"text/yaml": {"schema": {"type": "object"}}},
                     },
-                    "302": {"description": "The release carries this file: its download URL"},
+                    "302": {
+                        "description": "The release carries this file (the yml itself, or a "
+                        "file it names): its download URL, signed with `?key=`"
+                    },
                     "304": NOT_MODIFIED,
                     "401": ACCESS_ERRORS["401"],
                     "404": error("RepoNotFound, or NoReleasesFound: no release has such files"),

@@ -9,6 +9,7 @@ through the API's own JSON renderer (read/render.py). A page never shows more th
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import aiohttp_jinja2
@@ -18,6 +19,7 @@ from forge_common.keys import SETTINGS
 from forge_common.pages import page, page_headers, page_response
 
 from ..access_keys.grant import names_key
+from ..access_keys.signed_urls import handed_out_url
 from ..errors import NoReleasesFound
 from ..keys import DOWNLOAD_COUNTER, RELEASE_CACHE
 from ..models import Release, Resolved
@@ -26,16 +28,22 @@ from ..read.cache import RepoEntry
 from ..read.candidates import repo_releases
 from ..read.handlers import find_release, list_page
 from ..read.resolve import resolve
-from ..read.update import STABLE, match_asset
+from ..read.update import STABLE
 from ..urls import repo_url
 from .cache import PAGE_CACHE, KeptPage, PageKey
+from .offers import newest_with_build, offered
 from .platforms import HINT_HEADERS, TARGETS, Target, visitor_target
 
 
 def _release(request: web.Request, resolved: Resolved, release: Release) -> dict[str, Any]:
-    """The release exactly as the API renders it (addresses, counts, wire names)."""
+    """The release exactly as the API renders it (addresses, counts, wire names); read with
+    `?key=`, its download URLs are signed as the API's are (docs/access.md "Update keys")."""
     return render.release(
-        request.app[SETTINGS].app_url, resolved.ref, release, request.app[DOWNLOAD_COUNTER]
+        request.app[SETTINGS].app_url,
+        resolved.ref,
+        release,
+        request.app[DOWNLOAD_COUNTER],
+        partial(handed_out_url, request),
     )
 
 
@@ -55,12 +63,13 @@ def _repo(request: web.Request, resolved: Resolved) -> dict[str, Any]:
 def _offers(
     release: Release, rendered: dict[str, Any], target: Target | None
 ) -> tuple[tuple[Target, dict[str, Any]] | None, list[tuple[Target, dict[str, Any]]]]:
-    """The visitor's file (chosen by the update check's table) and every other platform's."""
+    """The visitor's file (chosen by the feeds' matcher: pages/offers.py) and every other
+    platform's."""
     by_id = {asset["id"]: asset for asset in rendered["assets"]}
     mine = None
     others = []
     for candidate in TARGETS:
-        asset = match_asset(release.assets, candidate.platform, candidate.arch)
+        asset = offered(release, candidate)
         if asset is None:
             continue
         if candidate == target:
@@ -68,6 +77,13 @@ def _offers(
         else:
             others.append((candidate, by_id[asset.id]))
     return mine, others
+
+
+async def _latest_id(request: web.Request, resolved: Resolved) -> int | None:
+    """The id of the release the latest API answers (the "Latest" badge), from the kept
+    candidates."""
+    stable = (await repo_releases(request.app, resolved.ref.repo_id)).stable
+    return stable[0].id if stable else None
 
 
 @page
@@ -106,6 +122,7 @@ async def releases_page(request: web.Request) -> web.StreamResponse:
 
     context = {
         "repo": repo,
+        "latest_id": await _latest_id(request, resolved),
         "releases": [_release(request, resolved, r) for r in listing.releases],
         "page": listing.page.page,
         "last": last,
@@ -128,9 +145,13 @@ async def release_page(request: web.Request) -> web.StreamResponse:
     resolved = await resolve(request)
     release = await find_release(request, resolved, request.match_info["tag"], by_id=False)
     rendered = _release(request, resolved, release)
+    # the digest recorded at upload, so a visitor can check the file they downloaded
+    for shown, stored in zip(rendered["assets"], release.assets, strict=True):
+        shown["sha256"] = stored.sha256
     context = {
         "repo": _repo(request, resolved),
         "release": rendered,
+        "latest_id": await _latest_id(request, resolved),
         "og_url": rendered["html_url"],
         "og_description": (release.note[:200] or release.title or release.tag),
     }
@@ -177,9 +198,9 @@ async def _download_page(request: web.Request) -> web.StreamResponse:
     candidates = await repo_releases(request.app, resolved.ref.repo_id)
     target = visitor_target(request.headers)
     releases = candidates.stable if channel == STABLE else candidates.everything
-    if not releases:
+    release = newest_with_build(releases, target)
+    if release is None:
         raise NoReleasesFound()  # the latest API's answer for an empty channel
-    release = releases[0]
     rendered = _release(request, resolved, release)
     mine, others = _offers(release, rendered, target)
     repo = _repo(request, resolved)
@@ -188,6 +209,9 @@ async def _download_page(request: web.Request) -> web.StreamResponse:
         "release": rendered,
         "channel": channel,
         "stable": channel == STABLE,
+        "latest_id": candidates.stable[0].id if candidates.stable else None,
+        # a newer prerelease than the stable release offered: only then is there one to link
+        "has_prerelease": any(r.prerelease for r in candidates.everything),
         "target": target,
         "mine": mine,
         "others": others,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from aiohttp import HttpVersion11, web
 from aiohttp.http_exceptions import BadHttpMessage
@@ -137,9 +138,20 @@ def _check_name_free(release: Release, name: str) -> None:
         raise AssetNameTaken(name)
 
 
-async def uploaded_asset(request: web.Request) -> tuple[RepoRef, Release, Asset, Blob]:
+def _stored_name(sent: str | None, rename: Callable[[str], str]) -> str:
+    return asset_name(rename(asset_name(sent)))
+
+
+def _same(name: str) -> str:
+    return name
+
+
+async def uploaded_asset(
+    request: web.Request, rename: Callable[[str], str] = _same
+) -> tuple[RepoRef, Release, Asset, Blob]:
     """Receive the asset of an upload request (also the compat APIs'): the file is checked (name,
-    duplicate, declared size) before a byte of it is read. The caller is `@streams_body`."""
+    duplicate, declared size) before a byte of it is read. The caller is `@streams_body`.
+    `rename` turns the name sent into the name stored (GitHub's renaming on `/api/v3`)."""
     ref, viewer = await publisher(request)
     release_id = release_id_of(request)
     limit = request.app[SETTINGS].max_upload_bytes
@@ -149,11 +161,11 @@ async def uploaded_asset(request: web.Request) -> tuple[RepoRef, Release, Asset,
         raise ReleaseNotFound()
     await writes.check_writable(request.app, ref)  # before streaming, not only after
     if "name" in request.query:  # a multipart file name is known only after `100 Continue`
-        _check_name_free(release, asset_name(request.query["name"]))
+        _check_name_free(release, _stored_name(request.query["name"], rename))
     await _send_continue(request)
     try:
         upload = await open_upload(request)
-        name = asset_name(request.query.get("name", upload.filename))
+        name = _stored_name(request.query.get("name", upload.filename), rename)
         _check_name_free(release, name)
         writer = await receive(upload, request.app[STORAGE], limit)
         release, asset, blob = await writes.attach_asset(

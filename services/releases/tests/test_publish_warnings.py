@@ -1,0 +1,61 @@
+"""`forge release publish` warns about what updaters will make of a release (docs/cli-and-world.md
+"Warnings"): a tag that is not a semantic version, and an electron-builder yml naming a file not
+published with it or giving another file's sha512. Publishing still goes ahead."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestServer
+
+from .test_cli_publish import publish_in_process, server
+
+__all__ = ["server"]  # the fixture, used by name
+
+
+def _yml(name: str, sha: bytes) -> str:
+    digest = base64.b64encode(hashlib.sha512(sha).digest()).decode()
+    return f"version: 1.2.0\nfiles:\n  - url: {name}\n    sha512: {digest}\npath: {name}\n"
+
+
+async def test_a_tag_that_is_not_semver_is_warned_about(
+    server: TestServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    yml = tmp_path / "latest.yml"
+    yml.write_text("version: 1.2.0\n")
+    url = str(server.make_url("/"))
+    code, _, err = await publish_in_process(capsys, "owner/pub", "latest-build", yml, url=url)
+    assert code == 0, err
+    assert "the tag latest-build is not a semantic version" in err
+    assert "updaters will never offer this release" in err
+    code, _, err = await publish_in_process(capsys, "owner/pub", "v1.3.0", yml, url=url)
+    assert code == 0 and "semantic version" not in err
+
+
+async def test_a_yml_naming_a_missing_or_other_file_is_warned_about(
+    server: TestServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exe = tmp_path / "MyApp Setup 1.2.0.exe"
+    exe.write_bytes(b"installer")
+    url = str(server.make_url("/"))
+    cases: list[tuple[str, Any]] = [
+        (_yml("MyApp-Setup-1.2.0.exe", b"installer"), None),  # spelled with dashes: found
+        (_yml("MyApp-Setup-1.2.1.exe", b"installer"), "names MyApp-Setup-1.2.1.exe, which is not"),
+        (_yml("MyApp-Setup-1.2.0.exe", b"other bytes"), "gives a sha512 for MyApp-Setup-1.2.0.exe"),
+    ]
+    for number, (text, warning) in enumerate(cases):
+        folder = tmp_path / str(number)
+        folder.mkdir()
+        yml = folder / "latest.yml"
+        yml.write_text(text)
+        tag = f"v1.2.{number}"
+        code, _, err = await publish_in_process(capsys, "owner/pub", tag, exe, yml, url=url)
+        assert code == 0, err
+        if warning is None:
+            assert "latest.yml" not in err, err
+        else:
+            assert f"warning: latest.yml {warning}" in err, err
