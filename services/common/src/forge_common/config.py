@@ -75,6 +75,8 @@ class Settings:
     # the HMAC secret: like EVENTS_SECRET, never a fixed default (random per start when unset).
     url_signing_secret: str = field(default_factory=lambda: new_secret())
     signed_url_seconds: float = 3600.0
+    # Insights (docs/insights.md): days of daily counts kept (hourly ones are kept 2 days).
+    insights_retention_days: int = 400
     # The secrets the environment did not set, made up for this start (see `process_secret`).
     generated_secrets: tuple[str, ...] = ()
 
@@ -116,6 +118,9 @@ class Settings:
             log_format=env.get("LOG_FORMAT", cls.log_format),
             url_signing_secret=process_secret(env, "URL_SIGNING_SECRET", generated),
             signed_url_seconds=_seconds(env, "SIGNED_URL_SECONDS", cls.signed_url_seconds),
+            insights_retention_days=_int(
+                env, "INSIGHTS_RETENTION_DAYS", cls.insights_retention_days
+            ),
             generated_secrets=tuple(generated),
         )
 

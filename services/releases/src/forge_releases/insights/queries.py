@@ -1,0 +1,137 @@
+"""The SQL of insights: adding counts (one statement for the hourly rows, the daily rows and the
+daily per-dimension sums), pruning old rows, and reading series for the API and the page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+import asyncpg
+
+from .dimensions import DIMENSIONS, Dims
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    hour: datetime
+    repo_id: int
+    release_id: int  # a download's release (its tag and channel are read in the statement); 0
+    dims: Dims
+    n: int
+
+
+_COLUMNS = "kind, feed, running, offered, platform, arch, channel, file"
+# unnest of the batch; a download's `offered` and `channel` come from its release, and counts of
+# a repository deleted meanwhile are dropped (the join), never an error that blocks the batch
+_PER_DIM = ", ".join(f"('{d}', v.{d})" for d in DIMENSIONS)
+_BATCH = f"""
+WITH v AS (
+    SELECT b.hour, b.repo_id, b.kind, b.feed, b.running,
+           CASE WHEN b.release_id > 0 THEN coalesce(regexp_replace(r.tag, '^v', ''), '')
+                ELSE b.offered END AS offered,
+           b.platform, b.arch,
+           CASE WHEN b.release_id > 0
+                THEN CASE WHEN r.prerelease THEN 'prerelease' ELSE 'stable' END
+                ELSE b.channel END AS channel,
+           b.file, b.n
+      FROM unnest($1::timestamptz[], $2::bigint[], $3::bigint[], $4::text[], $5::text[],
+                  $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
+                  $12::bigint[])
+           AS b(hour, repo_id, release_id, kind, feed, running, offered, platform, arch,
+                channel, file, n)
+      JOIN core.repositories repo ON repo.id = b.repo_id
+      LEFT JOIN releases.releases r ON r.id = b.release_id
+),
+hourly AS (
+    INSERT INTO releases.insights_hourly AS t (repo_id, hour, {_COLUMNS}, n)
+    SELECT repo_id, hour, {_COLUMNS}, sum(n) FROM v GROUP BY repo_id, hour, {_COLUMNS}
+    ON CONFLICT (repo_id, hour, {_COLUMNS}) DO UPDATE SET n = t.n + excluded.n
+),
+daily AS (
+    INSERT INTO releases.insights_daily AS t (repo_id, day, {_COLUMNS}, n)
+    SELECT repo_id, (hour AT TIME ZONE 'UTC')::date, {_COLUMNS}, sum(n)
+      FROM v GROUP BY repo_id, (hour AT TIME ZONE 'UTC')::date, {_COLUMNS}
+    ON CONFLICT (repo_id, day, {_COLUMNS}) DO UPDATE SET n = t.n + excluded.n
+)
+INSERT INTO releases.insights_daily_by AS t (repo_id, day, kind, dim, value, n)
+SELECT v.repo_id, (v.hour AT TIME ZONE 'UTC')::date, v.kind, d.dim, d.value, sum(v.n)
+  FROM v CROSS JOIN LATERAL (VALUES {_PER_DIM}) AS d(dim, value)
+ GROUP BY v.repo_id, (v.hour AT TIME ZONE 'UTC')::date, v.kind, d.dim, d.value
+ON CONFLICT (repo_id, kind, dim, day, value) DO UPDATE SET n = t.n + excluded.n
+"""
+
+
+async def add_counts(pool: asyncpg.Pool, rows: list[Row]) -> None:
+    """Add `rows` to the stored counts: one statement, so a batch is written whole or not at all."""
+    dims = [row.dims for row in rows]
+    await pool.execute(
+        _BATCH,
+        [row.hour for row in rows],
+        [row.repo_id for row in rows],
+        [row.release_id for row in rows],
+        [d.kind for d in dims],
+        [d.feed for d in dims],
+        [d.running for d in dims],
+        [d.offered for d in dims],
+        [d.platform for d in dims],
+        [d.arch for d in dims],
+        [d.channel for d in dims],
+        [d.file for d in dims],
+        [row.n for row in rows],
+    )
+
+
+async def prune(pool: asyncpg.Pool, now: datetime, keep_days: int) -> None:
+    """Hourly rows older than 2 days, daily ones older than `keep_days` days, go (one statement)."""
+    await pool.execute(
+        """WITH h AS (DELETE FROM releases.insights_hourly WHERE hour < $1),
+                d AS (DELETE FROM releases.insights_daily WHERE day < $2)
+           DELETE FROM releases.insights_daily_by WHERE day < $2""",
+        now - timedelta(hours=48),
+        now.astimezone(UTC).date() - timedelta(days=keep_days),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    at: datetime | date
+    value: str
+    n: int
+
+
+async def daily_series(
+    pool: asyncpg.Pool, repo_id: int, kind: str, dim: str, start: date, end: date
+) -> list[Point]:
+    """Daily counts of `kind` by `dim` for the days in [start, end]."""
+    rows = await pool.fetch(
+        """SELECT day, value, n FROM releases.insights_daily_by
+            WHERE repo_id = $1 AND kind = $2 AND dim = $3 AND day BETWEEN $4 AND $5
+            ORDER BY day, value""",
+        repo_id,
+        kind,
+        dim,
+        start,
+        end,
+    )
+    return [Point(r["day"], r["value"], r["n"]) for r in rows]
+
+
+_HOURLY_COLUMNS = frozenset(DIMENSIONS)
+
+
+async def hourly_series(
+    pool: asyncpg.Pool, repo_id: int, kind: str, dim: str, start: datetime, end: datetime
+) -> list[Point]:
+    """Hourly counts of `kind` by `dim` for the hours in [start, end)."""
+    if dim not in _HOURLY_COLUMNS:  # a column name: only ever one of ours
+        raise ValueError(dim)
+    rows = await pool.fetch(
+        f"""SELECT hour, {dim} AS value, sum(n)::bigint AS n FROM releases.insights_hourly
+             WHERE repo_id = $1 AND kind = $2 AND hour >= $3 AND hour < $4
+             GROUP BY hour, {dim} ORDER BY hour, {dim}""",
+        repo_id,
+        kind,
+        start,
+        end,
+    )
+    return [Point(r["hour"], r["value"], r["n"]) for r in rows]

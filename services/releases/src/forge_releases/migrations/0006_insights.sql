@@ -1,0 +1,52 @@
+-- Insights (docs/insights.md): how many update checks, feed answers and downloads, per repository,
+-- hour (kept 2 days) and UTC day (kept INSIGHTS_RETENTION_DAYS), and per counted dimension. Only
+-- aggregates: no address, user agent, token or key is ever stored. '' means "not said": the
+-- client did not send its version, nothing was offered (up to date), a check names no file.
+CREATE TABLE releases.insights_hourly (
+    repo_id  bigint      NOT NULL REFERENCES core.repositories (id) ON DELETE CASCADE,
+    hour     timestamptz NOT NULL,
+    kind     text        NOT NULL CHECK (kind IN ('check', 'download')),
+    feed     text        NOT NULL,
+    running  text        NOT NULL,
+    offered  text        NOT NULL,
+    platform text        NOT NULL,
+    arch     text        NOT NULL,
+    channel  text        NOT NULL,
+    file     text        NOT NULL,
+    n        bigint      NOT NULL CHECK (n > 0),
+    PRIMARY KEY (repo_id, hour, kind, feed, running, offered, platform, arch, channel, file)
+);
+
+CREATE TABLE releases.insights_daily (
+    repo_id  bigint NOT NULL REFERENCES core.repositories (id) ON DELETE CASCADE,
+    day      date   NOT NULL,
+    kind     text   NOT NULL CHECK (kind IN ('check', 'download')),
+    feed     text   NOT NULL,
+    running  text   NOT NULL,
+    offered  text   NOT NULL,
+    platform text   NOT NULL,
+    arch     text   NOT NULL,
+    channel  text   NOT NULL,
+    file     text   NOT NULL,
+    n        bigint NOT NULL CHECK (n > 0),
+    PRIMARY KEY (repo_id, day, kind, feed, running, offered, platform, arch, channel, file)
+);
+
+-- The daily counts summed over every dimension but one (`dim` names it: running, offered, platform,
+-- arch, channel, feed, file), written by the same statement as the rows above: what the API and
+-- the page read, so a year of a busy repository is a few thousand rows per chart, not the
+-- cross product.
+CREATE TABLE releases.insights_daily_by (
+    repo_id bigint NOT NULL REFERENCES core.repositories (id) ON DELETE CASCADE,
+    day     date   NOT NULL,
+    kind    text   NOT NULL CHECK (kind IN ('check', 'download')),
+    dim     text   NOT NULL,
+    value   text   NOT NULL,
+    n       bigint NOT NULL CHECK (n > 0),
+    PRIMARY KEY (repo_id, kind, dim, day, value)
+);
+
+-- Retention prunes by time alone.
+CREATE INDEX insights_hourly_hour ON releases.insights_hourly (hour);
+CREATE INDEX insights_daily_day ON releases.insights_daily (day);
+CREATE INDEX insights_daily_by_day ON releases.insights_daily_by (day);
