@@ -15,7 +15,9 @@ from .compat import openapi as compat_openapi
 from .compat import writes as compat_writes
 from .downloads import handlers as downloads
 from .feeds import handlers as feeds
+from .insights import handlers as insights
 from .openapi import handler as openapi
+from .openapi.insights_paths import INSIGHTS
 from .pages import handlers as pages
 from .publish import handlers as publish
 from .read import handlers as read
@@ -79,6 +81,8 @@ def add_routes(app: web.Application) -> None:
             web.get(TAURI_KEY, tauri_key.get_key),
             web.put(TAURI_KEY, tauri_key.set_key),
             web.delete(TAURI_KEY, tauri_key.delete_key),
+            # insights for admins and publishers (insights/handlers.py)
+            web.get(INSIGHTS, insights.insights),
         ]
     )
     add_compat_routes(app)

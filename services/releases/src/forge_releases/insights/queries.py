@@ -122,12 +122,12 @@ _HOURLY_COLUMNS = frozenset(DIMENSIONS)
 async def hourly_series(
     pool: asyncpg.Pool, repo_id: int, kind: str, dim: str, start: datetime, end: datetime
 ) -> list[Point]:
-    """Hourly counts of `kind` by `dim` for the hours in [start, end)."""
+    """Hourly counts of `kind` by `dim` for the hours in [start, end]."""
     if dim not in _HOURLY_COLUMNS:  # a column name: only ever one of ours
         raise ValueError(dim)
     rows = await pool.fetch(
         f"""SELECT hour, {dim} AS value, sum(n)::bigint AS n FROM releases.insights_hourly
-             WHERE repo_id = $1 AND kind = $2 AND hour >= $3 AND hour < $4
+             WHERE repo_id = $1 AND kind = $2 AND hour BETWEEN $3 AND $4
              GROUP BY hour, {dim} ORDER BY hour, {dim}""",
         repo_id,
         kind,

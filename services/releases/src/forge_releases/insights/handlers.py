@@ -1,0 +1,92 @@
+"""GET /api/v2/repos/{owner}/{repo}/insights: counts of checks and downloads over time, split by
+one dimension (docs/insights.md "API").
+
+Only the repository's admins and publishers (write access) see it. Everyone else, anonymous
+callers of a private repository and readers of a public one included, gets exactly the 404 of a
+repository that does not exist, so nobody learns whether it exists or is counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, date, datetime
+from typing import Any
+
+from aiohttp import web
+from forge_common.access import Access
+from forge_common.errors import AuthTokenMissing, RepoNotFound
+from forge_common.keys import DB_POOL
+from forge_common.render import json_response
+
+from ..models import RepoRef
+from ..read.resolve import resolve
+from . import queries
+from .params import Window, window
+
+NO_STORE = {"Cache-Control": "no-store", "Vary": "Authorization"}
+
+
+async def insights_reader(request: web.Request) -> RepoRef:
+    """The repository, when the caller may read its insights (write access); else RepoNotFound,
+    whatever the reason (also the page's gate, insights/page.py)."""
+    try:
+        resolved = await resolve(request)
+    except AuthTokenMissing:
+        raise RepoNotFound() from None
+    if resolved.access < Access.WRITE:
+        raise RepoNotFound()
+    return resolved.ref
+
+
+def _label(at: datetime, interval: str) -> str:
+    return at.date().isoformat() if interval == "day" else at.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _key(at: datetime | date) -> datetime:
+    if isinstance(at, datetime):
+        return at.astimezone(UTC)
+    return datetime(at.year, at.month, at.day, tzinfo=UTC)
+
+
+def series(points: Sequence[queries.Point], buckets: Sequence[datetime]) -> dict[str, Any]:
+    """Dense series: one count per bucket for each value, the busiest value first."""
+    index = {at: i for i, at in enumerate(buckets)}
+    by_value: dict[str, list[int]] = {}
+    for point in points:
+        i = index.get(_key(point.at))
+        if i is None:
+            continue
+        counts = by_value.setdefault(point.value, [0] * len(buckets))
+        counts[i] += point.n
+    ranked = sorted(by_value.items(), key=lambda item: (-sum(item[1]), item[0]))
+    rows = [{"value": v, "total": sum(c), "counts": c} for v, c in ranked]
+    return {"total": sum(sum(c) for c in by_value.values()), "series": rows}
+
+
+async def read_insights(app: web.Application, ref: RepoRef, span: Window) -> dict[str, Any]:
+    """The API's body for `span` (the page renders the same)."""
+    pool, buckets = app[DB_POOL], span.buckets()
+    body: dict[str, Any] = {
+        "interval": span.interval,
+        "by": span.by,
+        "from": _label(span.start, span.interval),
+        "to": _label(span.end, span.interval),
+        "buckets": [_label(at, span.interval) for at in buckets],
+    }
+    for kind, name in (("check", "checks"), ("download", "downloads")):
+        if span.interval == "day":
+            points = await queries.daily_series(
+                pool, ref.repo_id, kind, span.dim, span.start.date(), span.end.date()
+            )
+        else:
+            points = await queries.hourly_series(
+                pool, ref.repo_id, kind, span.dim, span.start, span.end
+            )
+        body[name] = series(points, buckets)
+    return body
+
+
+async def insights(request: web.Request) -> web.Response:
+    ref = await insights_reader(request)
+    span = window(request.query, datetime.now(UTC))
+    return json_response(await read_insights(request.app, ref, span), headers=NO_STORE)
