@@ -213,3 +213,4 @@ async def test_settings_read_retention(settings: Settings) -> None:
     assert settings.insights_retention_days == 400
     env = {"DATABASE_URL": "postgresql://x/y", "INSIGHTS_RETENTION_DAYS": "30"}
     assert Settings.from_env(env).insights_retention_days == 30
+    assert Settings.from_env({**env, "INSIGHTS": "off"}).insights_enabled is False

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -256,3 +257,13 @@ async def test_retention_prunes_old_rows(settings: Settings, load: Any, db: Any)
     assert {
         str(r["day"]) for r in await db.fetch("SELECT day FROM releases.insights_daily_by")
     } == set(days)
+
+
+async def test_insights_off_counts_nothing(
+    settings: Settings, aiohttp_client: Any, load: Any, db: Any
+) -> None:
+    await load(WORLD)
+    client = await replica(replace(settings, insights_enabled=False), aiohttp_client)
+    await checks(client, 3, "version=1.0.0&platform=darwin&arch=arm64", 200)
+    assert await client.app[INSIGHTS].flush(client.app[DB_POOL]) == 0
+    assert await total(db) == 0

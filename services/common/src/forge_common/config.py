@@ -77,6 +77,9 @@ class Settings:
     signed_url_seconds: float = 3600.0
     # Insights (docs/insights.md): days of daily counts kept (hourly ones are kept 2 days).
     insights_retention_days: int = 400
+    # INSIGHTS=off: count nothing at all (a deployment that wants no counting; the benchmark's
+    # side-by-side "without")
+    insights_enabled: bool = True
     # The secrets the environment did not set, made up for this start (see `process_secret`).
     generated_secrets: tuple[str, ...] = ()
 
@@ -121,6 +124,7 @@ class Settings:
             insights_retention_days=_int(
                 env, "INSIGHTS_RETENTION_DAYS", cls.insights_retention_days
             ),
+            insights_enabled=_bool(env, "INSIGHTS", cls.insights_enabled),
             generated_secrets=tuple(generated),
         )
 

@@ -13,7 +13,7 @@ from forge_common.service import Service, bind_options
 from . import cli, world
 from .access_keys.signed_urls import URL_SIGNER, UrlSigner
 from .counter import DownloadCounter
-from .insights.counter import InsightsCounter
+from .insights.counter import InsightsCounter, Uncounted
 from .insights.dimensions import Defaults
 from .insights.lifecycle import insights_context
 from .keys import DOWNLOAD_COUNTER, INSIGHTS, OPTIONS, RELEASE_CACHE, STORAGE
@@ -31,7 +31,8 @@ def setup(app: web.Application, settings: Settings, options: Options) -> None:
     app[OPTIONS] = options
     app[RELEASE_CACHE] = ReleaseCache(options.cache)
     app[DOWNLOAD_COUNTER] = DownloadCounter()
-    app[INSIGHTS] = InsightsCounter(Defaults(settings.server_os, settings.server_arch))
+    counting = InsightsCounter if settings.insights_enabled else Uncounted
+    app[INSIGHTS] = counting(Defaults(settings.server_os, settings.server_arch))
     app[STORAGE] = open_storage(settings)
     app[URL_SIGNER] = UrlSigner.from_settings(settings)
     add_releases_metrics(app, app[RELEASE_CACHE], app[DOWNLOAD_COUNTER], app[INSIGHTS])
