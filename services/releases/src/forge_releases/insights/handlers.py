@@ -8,8 +8,7 @@ repository that does not exist, so nobody learns whether it exists or is counted
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import web
@@ -42,25 +41,12 @@ def _label(at: datetime, interval: str) -> str:
     return at.date().isoformat() if interval == "day" else at.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _key(at: datetime | date) -> datetime:
-    if isinstance(at, datetime):
-        return at.astimezone(UTC)
-    return datetime(at.year, at.month, at.day, tzinfo=UTC)
-
-
-def series(points: Sequence[queries.Point], buckets: Sequence[datetime]) -> dict[str, Any]:
-    """Dense series: one count per bucket for each value, the busiest value first."""
-    index = {at: i for i, at in enumerate(buckets)}
-    by_value: dict[str, list[int]] = {}
-    for point in points:
-        i = index.get(_key(point.at))
-        if i is None:
-            continue
-        counts = by_value.setdefault(point.value, [0] * len(buckets))
-        counts[i] += point.n
-    ranked = sorted(by_value.items(), key=lambda item: (-sum(item[1]), item[0]))
-    rows = [{"value": v, "total": sum(c), "counts": c} for v, c in ranked]
-    return {"total": sum(sum(c) for c in by_value.values()), "series": rows}
+def series(dense: queries.Dense) -> dict[str, Any]:
+    """The series of one kind, the busiest value first."""
+    totals = {value: sum(counts) for value, counts in dense.items()}
+    ranked = sorted(dense, key=lambda value: (-totals[value], value))
+    rows = [{"value": v, "total": totals[v], "counts": dense[v]} for v in ranked]
+    return {"total": sum(totals.values()), "series": rows}
 
 
 async def read_insights(app: web.Application, ref: RepoRef, span: Window) -> dict[str, Any]:
@@ -75,14 +61,14 @@ async def read_insights(app: web.Application, ref: RepoRef, span: Window) -> dic
     }
     for kind, name in (("check", "checks"), ("download", "downloads")):
         if span.interval == "day":
-            points = await queries.daily_series(
+            dense = await queries.daily_series(
                 pool, ref.repo_id, kind, span.dim, span.start.date(), span.end.date()
             )
         else:
-            points = await queries.hourly_series(
+            dense = await queries.hourly_series(
                 pool, ref.repo_id, kind, span.dim, span.start, span.end
             )
-        body[name] = series(points, buckets)
+        body[name] = series(dense)
     return body
 
 

@@ -92,28 +92,37 @@ async def prune(pool: asyncpg.Pool, now: datetime, keep_days: int) -> None:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Point:
-    at: datetime | date
-    value: str
-    n: int
+Dense = dict[str, list[int]]  # value → one count per bucket
+
+
+def _dense(rows: list[asyncpg.Record], buckets: int) -> Dense:
+    """Each value's counts at their bucket indexes (the query sends index and count arrays, so
+    a year of 200 versions is 200 rows, not 73,000)."""
+    out: Dense = {}
+    for row in rows:
+        counts = [0] * buckets
+        for i, n in zip(row["at"], row["ns"], strict=True):
+            counts[i] = n
+        out[row["value"]] = counts
+    return out
 
 
 async def daily_series(
     pool: asyncpg.Pool, repo_id: int, kind: str, dim: str, start: date, end: date
-) -> list[Point]:
+) -> Dense:
     """Daily counts of `kind` by `dim` for the days in [start, end]."""
     rows = await pool.fetch(
-        """SELECT day, value, n FROM releases.insights_daily_by
+        """SELECT value, array_agg(day - $4 ORDER BY day) AS at, array_agg(n ORDER BY day) AS ns
+             FROM releases.insights_daily_by
             WHERE repo_id = $1 AND kind = $2 AND dim = $3 AND day BETWEEN $4 AND $5
-            ORDER BY day, value""",
+            GROUP BY value""",
         repo_id,
         kind,
         dim,
         start,
         end,
     )
-    return [Point(r["day"], r["value"], r["n"]) for r in rows]
+    return _dense(rows, (end - start).days + 1)
 
 
 _HOURLY_COLUMNS = frozenset(DIMENSIONS)
@@ -121,17 +130,22 @@ _HOURLY_COLUMNS = frozenset(DIMENSIONS)
 
 async def hourly_series(
     pool: asyncpg.Pool, repo_id: int, kind: str, dim: str, start: datetime, end: datetime
-) -> list[Point]:
+) -> Dense:
     """Hourly counts of `kind` by `dim` for the hours in [start, end]."""
     if dim not in _HOURLY_COLUMNS:  # a column name: only ever one of ours
         raise ValueError(dim)
     rows = await pool.fetch(
-        f"""SELECT hour, {dim} AS value, sum(n)::bigint AS n FROM releases.insights_hourly
-             WHERE repo_id = $1 AND kind = $2 AND hour BETWEEN $3 AND $4
-             GROUP BY hour, {dim} ORDER BY hour, {dim}""",
+        f"""SELECT value, array_agg(at ORDER BY at) AS at, array_agg(n ORDER BY at) AS ns
+              FROM (SELECT {dim} AS value,
+                           (extract(epoch FROM hour - $3::timestamptz) / 3600)::int AS at,
+                           sum(n)::bigint AS n
+                      FROM releases.insights_hourly
+                     WHERE repo_id = $1 AND kind = $2 AND hour BETWEEN $3 AND $4
+                     GROUP BY 1, 2) AS per_hour
+             GROUP BY value""",
         repo_id,
         kind,
         start,
         end,
     )
-    return [Point(r["hour"], r["value"], r["n"]) for r in rows]
+    return _dense(rows, int((end - start).total_seconds() // 3600) + 1)
