@@ -214,3 +214,24 @@ async def test_settings_read_retention(settings: Settings) -> None:
     env = {"DATABASE_URL": "postgresql://x/y", "INSIGHTS_RETENTION_DAYS": "30"}
     assert Settings.from_env(env).insights_retention_days == 30
     assert Settings.from_env({**env, "INSIGHTS": "off"}).insights_enabled is False
+
+
+async def test_daily_series_across_months(client: Client) -> None:
+    """Days come from one row per month: a window starting and ending inside months, across a
+    short February, puts each day's count at its place."""
+    for day, n in (("2026-01-29", 9), ("2026-01-31", 1), ("2026-02-28", 2), ("2026-03-01", 3)):
+        at = datetime.fromisoformat(f"{day}T12:00:00+00:00")
+        await counted(client, at, ("version=1.0.0", b"", n))
+    resp = await client.get(
+        url("owner", "pub", "?from=2026-01-30&to=2026-03-02"), headers=headers("owner")
+    )
+    body = await resp.json()
+    assert len(body["buckets"]) == 32
+    (series,) = body["checks"]["series"]
+    counts = dict(zip(body["buckets"], series["counts"], strict=True))
+    assert {day: n for day, n in counts.items() if n} == {
+        "2026-01-31": 1,
+        "2026-02-28": 2,
+        "2026-03-01": 3,
+    }
+    assert series["total"] == body["checks"]["total"] == 6

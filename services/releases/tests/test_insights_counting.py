@@ -60,7 +60,7 @@ async def checks(client: Client, n: int, query: str, status: int, **headers: str
 
 async def by(db: Any, kind: str, dim: str) -> dict[str, int]:
     rows = await db.fetch(
-        "SELECT value, sum(n)::bigint AS n FROM releases.insights_daily_by"
+        "SELECT value, sum(n)::bigint AS n FROM releases.insights_monthly_by, unnest(counts) n"
         " WHERE kind = $1 AND dim = $2 GROUP BY value",
         kind,
         dim,
@@ -69,6 +69,9 @@ async def by(db: Any, kind: str, dim: str) -> dict[str, int]:
 
 
 async def total(db: Any, table: str = "insights_daily") -> int:
+    if table == "insights_monthly_by":
+        sql = "SELECT coalesce(sum(n), 0) FROM releases.insights_monthly_by, unnest(counts) n"
+        return int(await db.fetchval(sql))
     return int(await db.fetchval(f"SELECT coalesce(sum(n), 0) FROM releases.{table}"))
 
 
@@ -111,7 +114,7 @@ async def test_exact_counts_after_a_known_mix(
     assert await by(db, "download", "platform") == {"windows": 3}
     # the three tables agree
     assert await total(db) == await total(db, "insights_hourly") == 24
-    assert await total(db, "insights_daily_by") == 24 * 7  # one row per dimension
+    assert await total(db, "insights_monthly_by") == 24 * 7  # one row per dimension
     # a second flush with nothing new writes nothing
     assert await client.app[INSIGHTS].flush(client.app[DB_POOL]) == 0
     assert await total(db) == 24
@@ -221,7 +224,7 @@ async def test_no_request_data_but_the_counted_dimensions_reaches_the_database(
     assert resp.status == 200, await resp.text()
     assert await client.app[INSIGHTS].flush(client.app[DB_POOL]) == 5
     stored = ""
-    for table in ("insights_hourly", "insights_daily", "insights_daily_by"):
+    for table in ("insights_hourly", "insights_daily", "insights_monthly_by"):
         stored += " ".join(str(dict(r)) for r in await db.fetch(f"SELECT * FROM releases.{table}"))
     for secret in (marker, "203.0.113", TOKENS["owner"], "App/1.0", "session"):
         assert secret not in stored
@@ -234,7 +237,7 @@ async def test_no_request_data_but_the_counted_dimensions_reaches_the_database(
     )
     assert {c["column_name"] for c in columns} == {
         "repo_id", "hour", "day", "kind", "feed", "running", "offered", "platform", "arch",
-        "channel", "file", "dim", "value", "n",
+        "channel", "file", "dim", "value", "n", "month", "counts",
     }  # fmt: skip
 
 
@@ -242,7 +245,12 @@ async def test_retention_prunes_old_rows(settings: Settings, load: Any, db: Any)
     await load(WORLD)
     repo_id = await db.fetchval("SELECT id FROM core.repositories WHERE name = 'app'")
     now = datetime(2026, 6, 1, 12, tzinfo=UTC)
-    for at in (now - timedelta(days=401), now - timedelta(days=3), now - timedelta(hours=1)):
+    for at in (
+        now - timedelta(days=450),
+        now - timedelta(days=401),
+        now - timedelta(days=3),
+        now - timedelta(hours=1),
+    ):
         counter = InsightsCounter(Defaults("linux", "x64"), clock=at.timestamp)
         counter.checked(repo_id, "version=1.0.0", b"")
         await counter.flush(db)
@@ -254,9 +262,9 @@ async def test_retention_prunes_old_rows(settings: Settings, load: Any, db: Any)
     assert days == ["2026-05-29", "2026-06-01"]
     hours = await db.fetch("SELECT hour FROM releases.insights_hourly")
     assert [r["hour"] for r in hours] == [now - timedelta(hours=1)]
-    assert {
-        str(r["day"]) for r in await db.fetch("SELECT day FROM releases.insights_daily_by")
-    } == set(days)
+    months = await db.fetch("SELECT DISTINCT month FROM releases.insights_monthly_by ORDER BY 1")
+    # a month's sums stay until its last day is past retention (2025-04-26 is in April 2025)
+    assert [str(r["month"]) for r in months] == ["2025-04-01", "2026-05-01", "2026-06-01"]
 
 
 async def test_insights_off_counts_nothing(

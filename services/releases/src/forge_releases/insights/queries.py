@@ -3,6 +3,7 @@ daily per-dimension sums), pruning old rows, and reading series for the API and 
 
 from __future__ import annotations
 
+from calendar import monthrange
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
@@ -52,12 +53,26 @@ daily AS (
     SELECT repo_id, (hour AT TIME ZONE 'UTC')::date, {_COLUMNS}, sum(n)
       FROM v GROUP BY repo_id, (hour AT TIME ZONE 'UTC')::date, {_COLUMNS}
     ON CONFLICT (repo_id, day, {_COLUMNS}) DO UPDATE SET n = t.n + excluded.n
+),
+per_day AS (
+    SELECT v.repo_id, v.kind, d.dim, d.value, (v.hour AT TIME ZONE 'UTC')::date AS day,
+           sum(v.n) AS n
+      FROM v CROSS JOIN LATERAL (VALUES {_PER_DIM}) AS d(dim, value)
+     GROUP BY 1, 2, 3, 4, 5
+),
+per_month AS (
+    SELECT repo_id, kind, dim, value, date_trunc('month', day)::date AS month,
+           array_agg(extract(day FROM day)::int) AS days, array_agg(n) AS ns
+      FROM per_day GROUP BY 1, 2, 3, 4, 5
 )
-INSERT INTO releases.insights_daily_by AS t (repo_id, day, kind, dim, value, n)
-SELECT v.repo_id, (v.hour AT TIME ZONE 'UTC')::date, v.kind, d.dim, d.value, sum(v.n)
-  FROM v CROSS JOIN LATERAL (VALUES {_PER_DIM}) AS d(dim, value)
- GROUP BY v.repo_id, (v.hour AT TIME ZONE 'UTC')::date, v.kind, d.dim, d.value
-ON CONFLICT (repo_id, kind, dim, day, value) DO UPDATE SET n = t.n + excluded.n
+INSERT INTO releases.insights_monthly_by AS t (repo_id, kind, dim, value, month, counts)
+SELECT repo_id, kind, dim, value, month,
+       ARRAY(SELECT coalesce(ns[array_position(days, i)], 0)
+               FROM generate_series(1, 31) AS i ORDER BY i)
+  FROM per_month
+ON CONFLICT (repo_id, kind, dim, value, month) DO UPDATE
+   SET counts = ARRAY(SELECT a + b FROM unnest(t.counts, excluded.counts)
+                                        WITH ORDINALITY AS u(a, b, i) ORDER BY i)
 """
 
 
@@ -82,11 +97,13 @@ async def add_counts(pool: asyncpg.Pool, rows: list[Row]) -> None:
 
 
 async def prune(pool: asyncpg.Pool, now: datetime, keep_days: int) -> None:
-    """Hourly rows older than 2 days, daily ones older than `keep_days` days, go (one statement)."""
+    """Hourly rows older than 2 days, daily ones older than `keep_days` days, go (one statement);
+    a month's row of per-dimension sums goes when its last day has (so up to a month more)."""
     await pool.execute(
         """WITH h AS (DELETE FROM releases.insights_hourly WHERE hour < $1),
                 d AS (DELETE FROM releases.insights_daily WHERE day < $2)
-           DELETE FROM releases.insights_daily_by WHERE day < $2""",
+           DELETE FROM releases.insights_monthly_by
+            WHERE month < date_trunc('month', $2::date)::date""",
         now - timedelta(hours=48),
         now.astimezone(UTC).date() - timedelta(days=keep_days),
     )
@@ -96,8 +113,7 @@ Dense = dict[str, list[int]]  # value → one count per bucket
 
 
 def _dense(rows: list[asyncpg.Record], buckets: int) -> Dense:
-    """Each value's counts at their bucket indexes (the query sends index and count arrays, so
-    a year of 200 versions is 200 rows, not 73,000)."""
+    """Each value's counts at their bucket indexes (the query sends index and count arrays)."""
     out: Dense = {}
     for row in rows:
         counts = [0] * buckets
@@ -110,19 +126,31 @@ def _dense(rows: list[asyncpg.Record], buckets: int) -> Dense:
 async def daily_series(
     pool: asyncpg.Pool, repo_id: int, kind: str, dim: str, start: date, end: date
 ) -> Dense:
-    """Daily counts of `kind` by `dim` for the days in [start, end]."""
+    """Daily counts of `kind` by `dim` for the days in [start, end]: each month's row's days
+    copied into place (a few thousand rows for a year of 200 versions)."""
     rows = await pool.fetch(
-        """SELECT value, array_agg(day - $4 ORDER BY day) AS at, array_agg(n ORDER BY day) AS ns
-             FROM releases.insights_daily_by
-            WHERE repo_id = $1 AND kind = $2 AND dim = $3 AND day BETWEEN $4 AND $5
-            GROUP BY value""",
+        """SELECT value, month, counts FROM releases.insights_monthly_by
+            WHERE repo_id = $1 AND kind = $2 AND dim = $3 AND month BETWEEN $4 AND $5
+            ORDER BY value, month""",
         repo_id,
         kind,
         dim,
-        start,
+        start.replace(day=1),
         end,
     )
-    return _dense(rows, (end - start).days + 1)
+    length = (end - start).days + 1
+    out: Dense = {}
+    for value, month, counts in rows:
+        dense = out.get(value)
+        if dense is None:
+            dense = out[value] = [0] * length
+        offset = (month - start).days  # where the month's first day falls
+        first, last = max(0, -offset), min(31, length - offset)
+        days_in_month = monthrange(month.year, month.month)[1]
+        last = min(last, days_in_month)
+        if first < last:
+            dense[offset + first : offset + last] = counts[first:last]
+    return out
 
 
 _HOURLY_COLUMNS = frozenset(DIMENSIONS)
