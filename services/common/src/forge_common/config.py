@@ -80,6 +80,9 @@ class Settings:
     # INSIGHTS=off: count nothing at all (a deployment that wants no counting; the benchmark's
     # side-by-side "without")
     insights_enabled: bool = True
+    # nginx's log of the checks it answered from its micro-cache (INSIGHTS_PROXY_LOG), which
+    # this service reads and counts; None: no such log (no proxy, or one that cannot share it)
+    insights_proxy_log: Path | None = None
     # The secrets the environment did not set, made up for this start (see `process_secret`).
     generated_secrets: tuple[str, ...] = ()
 
@@ -125,6 +128,9 @@ class Settings:
                 env, "INSIGHTS_RETENTION_DAYS", cls.insights_retention_days
             ),
             insights_enabled=_bool(env, "INSIGHTS", cls.insights_enabled),
+            insights_proxy_log=Path(env["INSIGHTS_PROXY_LOG"])
+            if env.get("INSIGHTS_PROXY_LOG")
+            else None,
             generated_secrets=tuple(generated),
         )
 

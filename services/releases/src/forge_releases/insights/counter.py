@@ -52,6 +52,22 @@ class Hour:
             self.downloads[dkey] += n
 
 
+def rows_of(hours: list[Hour], defaults: Defaults) -> list[queries.Row]:
+    """One row per distinct (hour, repository, dimensions): each key parsed once here."""
+    rows: defaultdict[tuple[datetime, int, int, Dims], int] = defaultdict(int)
+    parsed: dict[tuple[str, bytes], Dims] = {}
+    for hour in hours:
+        at = datetime.fromtimestamp(hour.start, UTC)
+        for (repo_id, key, body), n in hour.checks.items():
+            dims = parsed.get((key, body))
+            if dims is None:
+                dims = parsed[(key, body)] = of_check(key, body, defaults)
+            rows[(at, repo_id, 0, dims)] += n
+        for (repo_id, release_id, name), n in hour.downloads.items():
+            rows[(at, repo_id, release_id, of_download(name))] += n
+    return [queries.Row(*key, n) for key, n in rows.items()]
+
+
 class InsightsCounter:
     def __init__(self, defaults: Defaults, clock: Callable[[], float] = time.time) -> None:
         self._defaults = defaults
@@ -94,23 +110,6 @@ class InsightsCounter:
         self._hour = Hour(start)
         self._checks = self._hour.checks
 
-    def _rows(self, hours: list[Hour]) -> list[queries.Row]:
-        """One row per distinct (hour, repository, dimensions): keys parsed once here."""
-        rows: defaultdict[tuple[datetime, int, int, Dims], int] = defaultdict(int)
-        parsed: dict[tuple[str, bytes], Dims] = {}
-        for hour in hours:
-            at = datetime.fromtimestamp(hour.start, UTC)
-            for (repo_id, key, body), n in hour.checks.items():
-                dims = parsed.get((key, body))
-                if dims is None:
-                    dims = parsed[(key, body)] = of_check(key, body, self._defaults)
-                rows[(at, repo_id, 0, dims)] += n
-            for (repo_id, release_id, name), n in hour.downloads.items():
-                rows[(at, repo_id, release_id, of_download(name))] += n
-        return [
-            queries.Row(at, repo, release, dims, n) for (at, repo, release, dims), n in rows.items()
-        ]
-
     async def flush(self, pool: asyncpg.Pool) -> int:
         """Write every count gathered so far; returns how many were written."""
         async with self._lock:
@@ -119,7 +118,7 @@ class InsightsCounter:
             hours, self._closed = self._closed, []
             if not hours:
                 return 0
-            rows = self._rows(hours)
+            rows = rows_of(hours, self._defaults)
             try:
                 await queries.add_counts(pool, rows)
             except BaseException:

@@ -15,6 +15,7 @@ from forge_common.keys import DB_POOL, SETTINGS
 
 from ..keys import INSIGHTS, OPTIONS
 from . import queries
+from .proxy_log import ingest_forever
 
 log = logging.getLogger(__name__)
 
@@ -31,12 +32,18 @@ async def _prune_forever(app: web.Application) -> None:
 
 async def insights_context(app: web.Application) -> AsyncIterator[None]:
     counter, pool = app[INSIGHTS], app[DB_POOL]
+    settings = app[SETTINGS]
     tasks = [
         asyncio.create_task(
             counter.run(pool, app[OPTIONS].insights_flush_interval), name="releases-insights"
         ),
         asyncio.create_task(_prune_forever(app), name="releases-insights-prune"),
     ]
+    if settings.insights_enabled and settings.insights_proxy_log is not None:
+        reading = ingest_forever(
+            app, settings.insights_proxy_log, app[OPTIONS].insights_flush_interval
+        )
+        tasks.append(asyncio.create_task(reading, name="releases-insights-proxy-log"))
     yield
     for task in tasks:
         task.cancel()

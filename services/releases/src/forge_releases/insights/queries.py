@@ -6,6 +6,7 @@ from __future__ import annotations
 from calendar import monthrange
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from typing import Any, Protocol
 
 import asyncpg
 
@@ -76,7 +77,13 @@ ON CONFLICT (repo_id, kind, dim, value, month) DO UPDATE
 """
 
 
-async def add_counts(pool: asyncpg.Pool, rows: list[Row]) -> None:
+class Executes(Protocol):
+    """A pool or a connection (inside a transaction: insights/proxy_log.py)."""
+
+    async def execute(self, query: str, *args: Any) -> str: ...
+
+
+async def add_counts(pool: Executes, rows: list[Row]) -> None:
     """Add `rows` to the stored counts: one statement, so a batch is written whole or not at all."""
     dims = [row.dims for row in rows]
     await pool.execute(

@@ -51,3 +51,12 @@ CREATE TABLE releases.insights_monthly_by (
 CREATE INDEX insights_hourly_hour ON releases.insights_hourly (hour);
 CREATE INDEX insights_daily_day ON releases.insights_daily (day);
 CREATE INDEX insights_monthly_by_month ON releases.insights_monthly_by (month);
+
+-- How far the releases service has read nginx's log of the checks it answered from its
+-- micro-cache (INSIGHTS_PROXY_LOG): advanced in the same transaction as the counts it read, so
+-- a line is counted once, whichever replica reads it and whenever one crashes.
+CREATE TABLE releases.insights_log_positions (
+    path     text   PRIMARY KEY,
+    inode    bigint NOT NULL,
+    position bigint NOT NULL CHECK (position >= 0)
+);
