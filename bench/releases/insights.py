@@ -6,8 +6,8 @@ sums, as the writer stores them), through the releases service with a token, mea
 
 Prints, for each query (a year by version: 200 series of 365 days; a year by platform; the last
 30 days by version), requests/s and p50/p99 with one connection (the latency of one query:
-insights are read by a repository's admins, not a crowd) and the service's CPU per request. Target: p99 under 50 ms for the year by
-version. `--smoke` loads 10 days of 5 versions and runs 1 s.
+insights are read by a repository's admins, not a crowd) and the service's CPU per request.
+Target: p99 under 50 ms for the year by version. `--smoke` loads 10 days of 5 versions and runs 1 s.
 """
 
 from __future__ import annotations
