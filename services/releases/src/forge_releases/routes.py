@@ -16,6 +16,7 @@ from .compat import writes as compat_writes
 from .downloads import handlers as downloads
 from .feeds import handlers as feeds
 from .insights import handlers as insights
+from .insights import page as insights_page
 from .openapi import handler as openapi
 from .openapi.insights_paths import INSIGHTS
 from .pages import handlers as pages
@@ -87,6 +88,7 @@ def add_routes(app: web.Application) -> None:
     )
     add_compat_routes(app)
     # Pages last: literal suffixes only, so feeds and other `/{owner}/{repo}/...` routes stay free.
+    app.router.add_get(f"{PAGE}/insights", insights_page.insights_page)
     app.router.add_routes(
         [
             web.get(path, handler)

@@ -49,7 +49,7 @@ def series(dense: queries.Dense) -> dict[str, Any]:
     return {"total": sum(totals.values()), "series": rows}
 
 
-async def read_insights(app: web.Application, ref: RepoRef, span: Window) -> dict[str, Any]:
+async def read_insights(app: web.Application, repo_id: int, span: Window) -> dict[str, Any]:
     """The API's body for `span` (the page renders the same)."""
     pool, buckets = app[DB_POOL], span.buckets()
     body: dict[str, Any] = {
@@ -62,12 +62,10 @@ async def read_insights(app: web.Application, ref: RepoRef, span: Window) -> dic
     for kind, name in (("check", "checks"), ("download", "downloads")):
         if span.interval == "day":
             dense = await queries.daily_series(
-                pool, ref.repo_id, kind, span.dim, span.start.date(), span.end.date()
+                pool, repo_id, kind, span.dim, span.start.date(), span.end.date()
             )
         else:
-            dense = await queries.hourly_series(
-                pool, ref.repo_id, kind, span.dim, span.start, span.end
-            )
+            dense = await queries.hourly_series(pool, repo_id, kind, span.dim, span.start, span.end)
         body[name] = series(dense)
     return body
 
@@ -75,4 +73,4 @@ async def read_insights(app: web.Application, ref: RepoRef, span: Window) -> dic
 async def insights(request: web.Request) -> web.Response:
     ref = await insights_reader(request)
     span = window(request.query, datetime.now(UTC))
-    return json_response(await read_insights(request.app, ref, span), headers=NO_STORE)
+    return json_response(await read_insights(request.app, ref.repo_id, span), headers=NO_STORE)
