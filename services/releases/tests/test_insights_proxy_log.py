@@ -15,7 +15,7 @@ from forge_releases.keys import RELEASE_CACHE
 
 from .test_insights_counting import WORLD, by, replica, total
 
-HOUR = "2026-03-01T10+00:00"
+HOUR = "2026-03-01T12:17:03+02:00"  # nginx's local time: 10:17 UTC
 CHECK = "/api/v2/repos/owner/app/releases/update?version=1.0.0&platform=darwin&arch=arm64"
 
 

@@ -1,12 +1,12 @@
 """Counting the checks nginx answers from its micro-cache (docs/insights.md "Behind the
-micro-cache"): nginx writes one line per such answer (`<hour> <status> <request URI>`,
+micro-cache"): nginx writes one line per such answer (`<time> <status> <request URI>`,
 deploy/nginx/forge.conf.template `forge_insights`), and `ingest` reads the new lines, turns each
 URI into the key the service keeps its answer under, and adds the counts.
 
 Exactly once: the position read up to is stored in `releases.insights_log_positions` and moved
 in the same transaction as the counts it covers, under a row lock that replicas skip (one reads
 while the others wait for the next round). A crash before the commit leaves the position where
-it was: the lines are read again. Identical lines (the same URI in the same hour) are counted
+it was: the lines are read again. Identical lines (the same URI in the same second) are counted
 with one `Counter`, in C, so a busy cache costs the service a few nanoseconds per answer.
 """
 
@@ -109,12 +109,18 @@ async def _body(app: web.Application, repo_id: int, key: str, status: str) -> by
 
 
 def _hour(text: str) -> int:
-    """`2026-03-01T10+00:00` (nginx's local time, truncated to the hour) → Unix seconds."""
-    return int(datetime.strptime(text, "%Y-%m-%dT%H%z").timestamp())
+    """nginx's `$time_iso8601` (`2026-03-01T10:17:03+00:00`, its local time) → the Unix second
+    its UTC hour starts at."""
+    moment = datetime.fromisoformat(text)
+    if moment.tzinfo is None:
+        raise ValueError(text)
+    second = int(moment.timestamp())
+    return second - second % 3600
 
 
 async def _hours(app: web.Application, lines: Counter[bytes]) -> list[Hour]:
     by_start: dict[int, Hour] = {}
+    hours: dict[str, int] = {}  # each second's text parsed once
     for line, n in lines.items():
         parts = line.decode("utf-8", "replace").split(" ", 2)
         if len(parts) != 3 or parts[1] not in COUNTED:
@@ -127,10 +133,12 @@ async def _hours(app: web.Application, lines: Counter[bytes]) -> list[Hour]:
         entry = await lookup(app, owner, repo)
         if entry is None:
             continue
-        try:
-            start = _hour(hour_text)
-        except ValueError:
-            continue
+        start = hours.get(hour_text)
+        if start is None:
+            try:
+                start = hours[hour_text] = _hour(hour_text)
+            except ValueError:
+                continue
         body = await _body(app, entry.ref.repo_id, key, status)
         hour = by_start.setdefault(start, Hour(start))
         hour.checks[(entry.ref.repo_id, key, body)] += n
