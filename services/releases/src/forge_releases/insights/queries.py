@@ -3,6 +3,7 @@ daily per-dimension sums), pruning old rows, and reading series for the API and 
 
 from __future__ import annotations
 
+import functools
 from calendar import monthrange
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -130,6 +131,11 @@ def _dense(rows: list[asyncpg.Record], buckets: int) -> Dense:
     return out
 
 
+@functools.lru_cache(maxsize=64)
+def _days_in(month: date) -> int:
+    return monthrange(month.year, month.month)[1]
+
+
 async def daily_series(
     pool: asyncpg.Pool, repo_id: int, kind: str, dim: str, start: date, end: date
 ) -> Dense:
@@ -153,8 +159,7 @@ async def daily_series(
             dense = out[value] = [0] * length
         offset = (month - start).days  # where the month's first day falls
         first, last = max(0, -offset), min(31, length - offset)
-        days_in_month = monthrange(month.year, month.month)[1]
-        last = min(last, days_in_month)
+        last = min(last, _days_in(month))
         if first < last:
             dense[offset + first : offset + last] = counts[first:last]
     return out
