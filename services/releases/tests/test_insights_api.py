@@ -195,6 +195,11 @@ async def test_hourly_series(client: Client) -> None:
         ("?from=2020-01-01&to=2026-01-01", "at most 731 days at a time"),
         ("?interval=hour&from=2026-03-01&to=2026-03-05", "at most 72 hours at a time"),
         ("?interval=hour&to=noon", "to must be a time (YYYY-MM-DDTHH:MM:SSZ) or a date: 'noon'"),
+        ("?to=0001-01-02", "from and to must lie between the years 1 and 9999"),
+        (
+            "?interval=hour&to=0001-01-01T01:00:00Z",
+            "from and to must lie between the years 1 and 9999",
+        ),
     ],
 )
 async def test_bad_parameters_are_400(client: Client, query: str, message: str) -> None:

@@ -63,6 +63,13 @@ def _hour(name: str, text: str) -> datetime:
 
 
 def window(query: Mapping[str, str], now: datetime) -> Window:
+    try:
+        return _window(query, now)
+    except OverflowError:  # a default `from` before year 1, an hour after year 9999
+        raise InvalidInput("from and to must lie between the years 1 and 9999") from None
+
+
+def _window(query: Mapping[str, str], now: datetime) -> Window:
     interval = query.get("interval") or "day"
     by = query.get("by") or "version"
     if interval not in ("day", "hour"):
