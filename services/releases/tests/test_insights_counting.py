@@ -275,3 +275,20 @@ async def test_insights_off_counts_nothing(
     await checks(client, 3, "version=1.0.0&platform=darwin&arch=arm64", 200)
     assert await client.app[INSIGHTS].flush(client.app[DB_POOL]) == 0
     assert await total(db) == 0
+
+
+async def test_junk_around_the_parameters_is_dropped_before_counting(
+    settings: Settings, load: Any, db: Any
+) -> None:
+    """A flood of unique long query strings cannot fill memory between two writes: the long way
+    keeps only the four parameters the check reads."""
+    await load(WORLD)
+    repo_id = await db.fetchval("SELECT id FROM core.repositories WHERE name = 'app'")
+    counter = InsightsCounter(Defaults("linux", "x64"))
+    for i in range(50):
+        junk = f"&pad{i}=" + "x" * 400
+        counter.answered(repo_id, f"version=1.0.0{junk}&platform=darwin&arch=arm64", b"")
+    assert len(counter._checks) == 1  # one key for the fifty
+    assert await counter.flush(db) == 50
+    assert await by(db, "check", "platform") == {"darwin": 50}
+    assert await by(db, "check", "running") == {"1.0.0": 50}

@@ -61,14 +61,14 @@ async def _serve(request: web.Request, key: str, build: Build) -> web.Response:
         outcome = build(releases, link)
         built = await outcome if inspect.isawaitable(outcome) else outcome
         if isinstance(built, str):
-            request.app[INSIGHTS].checked(resolved.ref.repo_id, cache_key, b"")
+            request.app[INSIGHTS].answered(resolved.ref.repo_id, cache_key, b"")
             return web.Response(
                 status=302, headers={"Location": built, **cache_headers(resolved.public)}
             )
         answer = built
         if not keyed:
             request.app[RELEASE_CACHE].remember_answer(releases, cache_key, answer)
-    request.app[INSIGHTS].checked(resolved.ref.repo_id, cache_key, answer.body)
+    request.app[INSIGHTS].answered(resolved.ref.repo_id, cache_key, answer.body)
     return answer.respond(request, resolved.public)
 
 

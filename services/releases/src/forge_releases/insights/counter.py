@@ -23,11 +23,12 @@ from datetime import UTC, datetime
 import asyncpg
 
 from . import queries
-from .dimensions import Defaults, Dims, of_check, of_download
+from .dimensions import Defaults, Dims, of_check, of_download, short_key
 
 log = logging.getLogger(__name__)
 
 HOUR = 3600
+MAX_KEY = 256  # a longer key is cut to the parameters counted (`answered`)
 CheckKey = tuple[int, str, bytes]  # repository id, kept-answer key, answer body
 DownloadKey = tuple[int, int, str]  # repository id, release id, file name
 
@@ -88,6 +89,14 @@ class InsightsCounter:
     def checked(self, repo_id: int, key: str, body: bytes) -> None:
         """One answered check or feed request: the answer kept under `key` with `body`."""
         self._checks[(repo_id, key, body)] += 1
+
+    def answered(self, repo_id: int, key: str, body: bytes) -> None:
+        """`checked` for an answer made (or found) the long way: a long key (junk parameters
+        around the four the check reads) is cut down to those four first, so a flood of unique
+        query strings cannot fill memory with them between two writes."""
+        if len(key) > MAX_KEY and not key.startswith("feed "):
+            key = short_key(key)
+        self.checked(repo_id, key, body)
 
     def downloaded(self, repo_id: int, release_id: int, name: str) -> None:
         """One completed download of file `name` of release `release_id`."""
@@ -160,6 +169,9 @@ class InsightsCounter:
 
 class Uncounted(InsightsCounter):
     """`INSIGHTS=off`: the same calls, counting nothing."""
+
+    def answered(self, repo_id: int, key: str, body: bytes) -> None:
+        pass
 
     def checked(self, repo_id: int, key: str, body: bytes) -> None:
         pass

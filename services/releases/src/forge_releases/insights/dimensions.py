@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlencode
 
 import orjson
 
@@ -94,6 +94,16 @@ def _offered(body: bytes, field: str) -> str:
     except (orjson.JSONDecodeError, AttributeError):
         return ""
     return version(value) if isinstance(value, str) else ""
+
+
+def short_key(query: str) -> str:
+    """The update check's raw query reduced to the four parameters it reads (first values, as
+    aiohttp's `request.query.get`), each at most 64 characters: what `of_check` reads alike."""
+    kept: dict[str, str] = {}
+    for name, value in parse_qsl(query, keep_blank_values=True):
+        if name in ("version", "platform", "arch", "channel"):
+            kept.setdefault(name, value[:64])
+    return urlencode(kept)
 
 
 def of_check(key: str, body: bytes, defaults: Defaults) -> Dims:

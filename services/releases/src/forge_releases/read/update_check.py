@@ -74,7 +74,7 @@ async def update_check(request: web.Request) -> web.Response:
         # neither shared nor kept (docs/access.md "Update keys")
         url_for = partial(handed_out_url, request)
         own = _prepare(request, resolved.ref, releases, url_for)
-        request.app[INSIGHTS].checked(
+        request.app[INSIGHTS].answered(
             resolved.ref.repo_id, request.rel_url.raw_query_string, own.body
         )
         return own.respond(request, False)
@@ -88,7 +88,7 @@ async def update_check(request: web.Request) -> web.Response:
             request.app[RELEASE_CACHE].remember_answer(releases, raw_query, answer)
     else:
         request.app[RELEASE_CACHE].hits += 1
-    request.app[INSIGHTS].checked(resolved.ref.repo_id, raw_query, answer.body)
+    request.app[INSIGHTS].answered(resolved.ref.repo_id, raw_query, answer.body)
     return answer.respond(request, resolved.public)
 
 
