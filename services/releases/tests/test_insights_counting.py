@@ -238,6 +238,7 @@ async def test_no_request_data_but_the_counted_dimensions_reaches_the_database(
     assert {c["column_name"] for c in columns} == {
         "repo_id", "hour", "day", "kind", "feed", "running", "offered", "platform", "arch",
         "channel", "file", "dim", "value", "n", "month", "counts",
+        "path", "inode", "position",  # how far nginx's log is read: configuration, not requests
     }  # fmt: skip
 
 
