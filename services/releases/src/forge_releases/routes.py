@@ -31,7 +31,13 @@ OWNER = r"(?!(?:api|avatars|healthz|readyz|metrics|internal)/)[A-Za-z0-9][A-Za-z
 PAGE = f"/{{owner:{OWNER}}}/{{repo}}"
 # The page routes (not in the OpenAPI document, which describes the API); the download page
 # first: it is the one visited most, and the router tries routes in order.
-PAGE_PATHS = (f"{PAGE}/download", PAGE, f"{PAGE}/releases", f"{PAGE}/releases/tag/{{tag}}")
+PAGE_PATHS = (
+    f"{PAGE}/download",
+    PAGE,
+    f"{PAGE}/releases",
+    f"{PAGE}/releases/tag/{{tag}}",
+    f"{PAGE}/insights",
+)
 KEYS = "/api/v2/repos/{owner}/{repo}/update_keys"
 TAURI_KEY = "/api/v2/repos/{owner}/{repo}/tauri_key"
 
@@ -88,13 +94,18 @@ def add_routes(app: web.Application) -> None:
     )
     add_compat_routes(app)
     # Pages last: literal suffixes only, so feeds and other `/{owner}/{repo}/...` routes stay free.
-    app.router.add_get(f"{PAGE}/insights", insights_page.insights_page)
     app.router.add_routes(
         [
             web.get(path, handler)
             for path, handler in zip(
                 PAGE_PATHS,
-                (pages.download_page, pages.repo_page, pages.releases_page, pages.release_page),
+                (
+                    pages.download_page,
+                    pages.repo_page,
+                    pages.releases_page,
+                    pages.release_page,
+                    insights_page.insights_page,
+                ),
                 strict=True,
             )
         ]
