@@ -26,6 +26,7 @@ BENCHMARKS = (
     "bench/releases/update_keys.py",
     "bench/releases/downloads.py",
     "bench/releases/feeds.py",
+    "bench/releases/insights.py",
     "bench/orgs/bench.py",
     "bench/pages/bench.py",
     "bench/compat/bench.py",

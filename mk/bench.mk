@@ -7,7 +7,7 @@
 # nginx first; a smoke run fails, with the command to run, where they are missing.
 TEST_PREREQUISITES += bench-smoke
 
-.PHONY: bench-smoke bench-releases bench-orgs bench-events bench-grpc-ceiling bench-update-keys bench-downloads bench-upload-s3 bench-feeds
+.PHONY: bench-smoke bench-releases bench-orgs bench-events bench-grpc-ceiling bench-update-keys bench-downloads bench-upload-s3 bench-feeds bench-insights
 
 bench-smoke: install deploy-tools ## Every benchmark's --smoke run, on one throwaway PostgreSQL (part of make test)
 	$(PY) bench/smoke.py
@@ -56,3 +56,8 @@ $(VENV)/.py-spy: constraints.txt
 .PHONY: bench-micro-cache
 bench-micro-cache: install deploy-tools ## nginx micro-cache vs nginx serving the same bytes statically (>= 0.7)
 	$(PY) tests-e2e/bench_micro_cache.py $(BENCH_MICRO_CACHE_ARGS)
+
+.PHONY: bench-insights
+
+bench-insights: install deploy-tools ## Insights API over a year of daily rows, 200 versions x 6 platforms (p99 < 50 ms)
+	$(PY) bench/releases/insights.py $(BENCH_INSIGHTS_ARGS)

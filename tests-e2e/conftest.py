@@ -158,8 +158,11 @@ def stack(
 
 
 @contextlib.contextmanager
-def running_nginx(port: int, upstreams: Mapping[str, int], logs: Path) -> Iterator[Process]:
-    """nginx as a plain process from deploy/nginx, in front of `upstreams` (name -> port)."""
+def running_nginx(
+    port: int, upstreams: Mapping[str, int], logs: Path, insights_log: Path | None = None
+) -> Iterator[Process]:
+    """nginx as a plain process from deploy/nginx, in front of `upstreams` (name -> port);
+    `insights_log`: where it writes the checks it answers from its micro-cache."""
     nginx = find_nginx()
     if nginx is None:
         pytest.skip("nginx is not installed (make deploy-tools installs it as root)")
@@ -173,6 +176,7 @@ def running_nginx(port: int, upstreams: Mapping[str, int], logs: Path) -> Iterat
             "RELEASES_UPSTREAM": f"127.0.0.1:{upstreams['releases']}",
             "ORGS_UPSTREAM": f"127.0.0.1:{upstreams['orgs']}",
             "GATEWAY_UPSTREAM": f"127.0.0.1:{upstreams['gateway']}",
+            **({"INSIGHTS_LOG": str(insights_log)} if insights_log else {}),
         },
     )
     argv = [nginx, "-p", f"{prefix}/", "-e", "logs/error.log", "-c", "nginx.conf"]
@@ -224,6 +228,8 @@ def start_stack(
         "AUTO_MIGRATE": "false",
         "LOG_FORMAT": "text",
         "PYTHONUNBUFFERED": "1",
+        # the checks nginx answers from its micro-cache, counted by the releases service
+        "INSIGHTS_PROXY_LOG": str(workdir / "nginx-insights-hits.log"),
     }
     env = forge_env(database_url, base_url, workdir / "storage", {**services, **(extra_env or {})})
     load_world(world, workdir, env)
@@ -244,7 +250,8 @@ def start_stack(
             )
         for process in stack.processes[1:]:
             _wait_until(process, _http_ok(ports[process.name], "/readyz"), "/readyz")
-        with running_nginx(nginx_port, ports, logs) as proxy:
+        insights_log = Path(services["INSIGHTS_PROXY_LOG"])
+        with running_nginx(nginx_port, ports, logs, insights_log) as proxy:
             stack.processes.append(proxy)
             yield stack
     finally:

@@ -15,6 +15,9 @@ size also runs `side by side` rounds (harness.side_by_side): both servers at onc
 two wrk on the other; the scheduler shares the CPU equally, so the ratio of their throughputs is
 the ratio of their work per request, and a change of the machine's speed hits both.
 Then the same for a release list page of 30 of the largest repository (target: >= 0.5).
+Last, counting (docs/insights.md): the update check of the smallest repository with counting on
+against a second service with `INSIGHTS=off`, side by side (target: >= 0.97, i.e. counting costs
+at most 3 % of the check).
 `--smoke` runs 10 releases, one round of 1 s, no warm-up: it checks the benchmark works, its
 figures say nothing.
 """
@@ -62,6 +65,7 @@ QUERY = "version=0.0.1&platform=darwin&arch=arm64"
 ASSETS = ("App-{v}-arm64.zip", "App-{v}-x64.zip", "App-Setup-{v}.exe", "RELEASES")
 LIST_PAGE = 30
 UPDATE_TARGET = 0.85  # throughput against the bare handler
+COUNTING_TARGET = 0.97  # the check with counting against the check without
 LIST_TARGET = 0.5
 FULL = {"sizes": "10,1000,100000", "duration": "10s", "warmup": "2s", "rounds": 3}
 SMOKE = {"sizes": "10", "duration": "1s", "warmup": "0", "rounds": 1}
@@ -183,6 +187,29 @@ def measure(
     return row, ratios
 
 
+def counting_cost(
+    on_url: str, on_pid: int, off_url: str, off_pid: int, args: argparse.Namespace
+) -> dict[str, Any]:
+    """The update check with counting (on) against the same check with INSIGHTS=off, side by
+    side: both servers on one CPU, so the ratio is that of their work per request."""
+    # the same answer (each service's own APP_URL in the URLs aside)
+    if json.loads(fetch(on_url))["name"] != json.loads(fetch(off_url))["name"]:
+        fail("the services with and without counting answer different releases")
+    if warm_up(args.warmup):
+        side_by_side([(off_url, off_pid), (on_url, on_pid)], args.warmup)
+    together = [
+        side_by_side([(off_url, off_pid), (on_url, on_pid)], args.duration)
+        for _ in range(args.rounds)
+    ]
+    rounds = [on.rps / off.rps for off, on in together]
+    return {
+        "ratio": median(rounds),
+        "rounds": [round(r, 3) for r in rounds],
+        "on_rps": median(on.rps for _, on in together),
+        "off_rps": median(off.rps for off, _ in together),
+    }
+
+
 def _figures(row: dict[str, Any], rounds: list[float]) -> str:
     cpu = ratio(row["base_cpu_us"], row["cpu_us"], "CPU per request")
     return (
@@ -233,16 +260,26 @@ def main() -> int:
             page = page_of(min(size, LIST_PAGE))
             listing, rounds = measure(size, url, process.pid, folder, args, page)
             report.row(f"list of {LIST_PAGE} ({size} releases)  {_figures(listing, rounds)}")
+            off_env = {"INSIGHTS": "off"}
+            with service("releases", db_url, folder / "storage", off_env) as (uncounted, off):
+                path = f"api/v2/repos/bench/app{min(sizes)}/releases/update?{QUERY}"
+                counting = counting_cost(base + path, process.pid, off + path, uncounted.pid, args)
     worst = min(r["ratio"] for r in results)
     worst_cpu = min(ratio(r["base_cpu_us"], r["cpu_us"], "CPU per request") for r in results)
     worst_together = min(r["side_by_side"] for r in results)
+    report.row(
+        f"counting: update check with insights on / off, side by side {counting['ratio']:.2f} "
+        f"rounds {' '.join(f'{r:.2f}' for r in counting['rounds'])} "
+        f"(on {counting['on_rps']:.0f} req/s, off {counting['off_rps']:.0f} req/s; "
+        f"target >= {COUNTING_TARGET})"
+    )
     report.row(
         f"update check: worst throughput ratio {worst:.2f} alternating, {worst_together:.2f} side "
         f"by side, worst CPU-per-request ratio {worst_cpu:.2f} (target >= {UPDATE_TARGET}); "
         f"release list: ratio {listing['ratio']:.2f}, {listing['side_by_side']:.2f} side by side "
         f"(target >= {LIST_TARGET})"
     )
-    report.row(json.dumps({"update_check": results, "list": listing}))
+    report.row(json.dumps({"update_check": results, "list": listing, "counting": counting}))
     report.end()
     return 0
 

@@ -28,9 +28,20 @@ K8S_VALUES = {
     "RELEASES_UPSTREAM": "releases:8080",
     "ORGS_UPSTREAM": "orgs:8080",
     "GATEWAY_UPSTREAM": "gateway:8080",
+    # the nginx pod cannot share a file with the releases pods: checks answered from the
+    # micro-cache are not counted there (docs/insights.md "Behind the micro-cache")
+    "INSIGHTS_LOG": "/dev/null",
 }
 # Placeholders with a value unless given: the asset folder where the containers mount it.
-DEFAULTS = {"STORAGE_ROOT": "/var/lib/forge/storage"}
+DEFAULTS = {
+    "STORAGE_ROOT": "/var/lib/forge/storage",
+    # the nginx image's access log (its nginx.conf names it too)
+    "ACCESS_LOG": "/var/log/nginx/access.log",
+    # compose mounts a volume there, shared with the releases service (INSIGHTS_PROXY_LOG)
+    "INSIGHTS_LOG": "/var/log/forge-insights/hits.log",
+}
+# A plain-process prefix (write_prefix): its own nginx.conf's access log, and the hits in logs/.
+PREFIX_DEFAULTS = {"ACCESS_LOG": "logs/access.log", "INSIGHTS_LOG": "logs/insights-hits.log"}
 _PLACEHOLDER = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -54,7 +65,7 @@ def write_prefix(prefix: Path, values: Mapping[str, str]) -> Path:
     (prefix / "logs").mkdir(exist_ok=True)
     (prefix / "temp").mkdir(exist_ok=True)
     shutil.copyfile(MAIN_CONF, prefix / "nginx.conf")
-    (prefix / "forge.conf").write_text(render(values), encoding="utf-8")
+    (prefix / "forge.conf").write_text(render({**PREFIX_DEFAULTS, **values}), encoding="utf-8")
     return prefix
 
 

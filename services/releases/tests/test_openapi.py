@@ -19,6 +19,7 @@ PAGE_ROUTES = {  # the HTML pages (docs/pages.md), not part of this API either
     "/{owner}/{repo}/releases",
     "/{owner}/{repo}/releases/tag/{tag}",
     "/{owner}/{repo}/download",
+    "/{owner}/{repo}/insights",
 }
 # the Gitea and GitHub shapes (docs/compat.md): documented by their own documents
 COMPAT_PREFIXES = ("/api/v1/", "/api/v3/", "/{owner}/{repo}/releases.atom")
@@ -123,6 +124,11 @@ CASES: list[tuple[str, str, dict[str, str], int]] = [
     ("/{owner}/{repo}/releases/latest/download/{name}", "/owner/secret/releases/latest/download/"
      "RELEASES", {}, 401),
     ("/api/v2/openapi.json", "/api/v2/openapi.json", {}, 200),
+    ("/api/v2/repos/{owner}/{repo}/insights", "/api/v2/repos/owner/app/insights", auth("owner"),
+     200),
+    ("/api/v2/repos/{owner}/{repo}/insights", "/api/v2/repos/owner/app/insights?by=x",
+     auth("owner"), 400),
+    ("/api/v2/repos/{owner}/{repo}/insights", "/api/v2/repos/owner/app/insights", {}, 404),
     # update feeds (feeds/)
     (BASE + "/feeds/squirrel/{arch}/RELEASES", f"{BASE}/feeds/squirrel/x64/RELEASES", {}, 200),
     (BASE + "/feeds/squirrel/{arch}/RELEASES", "/api/v2/repos/owner/empty/releases/feeds/"

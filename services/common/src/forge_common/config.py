@@ -81,6 +81,14 @@ class Settings:
     # the HMAC secret: like EVENTS_SECRET, never a fixed default (random per start when unset).
     url_signing_secret: str = field(default_factory=lambda: new_secret())
     signed_url_seconds: float = 3600.0
+    # Insights (docs/insights.md): days of daily counts kept (hourly ones are kept 2 days).
+    insights_retention_days: int = 400
+    # INSIGHTS=off: count nothing at all (a deployment that wants no counting; the benchmark's
+    # side-by-side "without")
+    insights_enabled: bool = True
+    # nginx's log of the checks it answered from its micro-cache (INSIGHTS_PROXY_LOG), which
+    # this service reads and counts; None: no such log (no proxy, or one that cannot share it)
+    insights_proxy_log: Path | None = None
     # The secrets the environment did not set, made up for this start (see `process_secret`).
     generated_secrets: tuple[str, ...] = ()
 
@@ -124,6 +132,13 @@ class Settings:
             log_format=env.get("LOG_FORMAT", cls.log_format),
             url_signing_secret=process_secret(env, "URL_SIGNING_SECRET", generated),
             signed_url_seconds=_seconds(env, "SIGNED_URL_SECONDS", cls.signed_url_seconds),
+            insights_retention_days=_int(
+                env, "INSIGHTS_RETENTION_DAYS", cls.insights_retention_days
+            ),
+            insights_enabled=_bool(env, "INSIGHTS", cls.insights_enabled),
+            insights_proxy_log=Path(env["INSIGHTS_PROXY_LOG"])
+            if env.get("INSIGHTS_PROXY_LOG")
+            else None,
             generated_secrets=tuple(generated),
         )
 

@@ -11,13 +11,17 @@ from prometheus_client.core import Metric
 from prometheus_client.registry import Collector
 
 from .counter import DownloadCounter
+from .insights.counter import InsightsCounter
 from .read.cache import ReleaseCache
 
 
 class ReleasesCollector(Collector):
-    def __init__(self, cache: ReleaseCache, downloads: DownloadCounter) -> None:
+    def __init__(
+        self, cache: ReleaseCache, downloads: DownloadCounter, insights: InsightsCounter
+    ) -> None:
         self._cache = cache
         self._downloads = downloads
+        self._insights = insights
 
     def collect(self) -> Iterator[Metric]:
         cache = self._cache
@@ -61,9 +65,23 @@ class ReleasesCollector(Collector):
             "Of those bytes, sent by the kernel straight from the file (sendfile, no proxy)",
             self._downloads.bytes_zero_copy,
         )
+        # totals only: a label per version or repository would grow without bound
+        yield counter(
+            "forge_insights_checks_written",
+            "Update checks and feed answers counted and written to the insights tables",
+            self._insights.checks_written,
+        )
+        yield counter(
+            "forge_insights_downloads_written",
+            "Downloads counted and written to the insights tables",
+            self._insights.downloads_written,
+        )
 
 
 def add_releases_metrics(
-    app: web.Application, cache: ReleaseCache, downloads: DownloadCounter
+    app: web.Application,
+    cache: ReleaseCache,
+    downloads: DownloadCounter,
+    insights: InsightsCounter,
 ) -> None:
-    app[METRICS].add_collector(ReleasesCollector(cache, downloads))
+    app[METRICS].add_collector(ReleasesCollector(cache, downloads, insights))

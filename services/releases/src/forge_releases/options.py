@@ -22,3 +22,8 @@ class Options:
     upload_idle_timeout: float = 120.0
     # seconds between two writes of the download counts gathered in memory
     counter_flush_interval: float = 2.0
+    # seconds between two writes of the insights counts (insights/counter.py): at most this
+    # much counting is lost when a process dies without stopping (docs/insights.md)
+    insights_flush_interval: float = 2.0
+    # seconds between two prunings of insights rows past their retention
+    insights_prune_interval: float = 3600.0

@@ -16,7 +16,10 @@ from .compat import writes as compat_writes
 from .downloads import archives
 from .downloads import handlers as downloads
 from .feeds import handlers as feeds
+from .insights import handlers as insights
+from .insights import page as insights_page
 from .openapi import handler as openapi
+from .openapi.insights_paths import INSIGHTS
 from .pages import handlers as pages
 from .publish import handlers as publish
 from .read import handlers as read
@@ -29,7 +32,13 @@ OWNER = r"(?!(?:api|avatars|healthz|readyz|metrics|internal)/)[A-Za-z0-9][A-Za-z
 PAGE = f"/{{owner:{OWNER}}}/{{repo}}"
 # The page routes (not in the OpenAPI document, which describes the API); the download page
 # first: it is the one visited most, and the router tries routes in order.
-PAGE_PATHS = (f"{PAGE}/download", PAGE, f"{PAGE}/releases", f"{PAGE}/releases/tag/{{tag}}")
+PAGE_PATHS = (
+    f"{PAGE}/download",
+    PAGE,
+    f"{PAGE}/releases",
+    f"{PAGE}/releases/tag/{{tag}}",
+    f"{PAGE}/insights",
+)
 KEYS = "/api/v2/repos/{owner}/{repo}/update_keys"
 TAURI_KEY = "/api/v2/repos/{owner}/{repo}/tauri_key"
 
@@ -82,6 +91,8 @@ def add_routes(app: web.Application) -> None:
             web.get(TAURI_KEY, tauri_key.get_key),
             web.put(TAURI_KEY, tauri_key.set_key),
             web.delete(TAURI_KEY, tauri_key.delete_key),
+            # insights for admins and publishers (insights/handlers.py)
+            web.get(INSIGHTS, insights.insights),
         ]
     )
     add_compat_routes(app)
@@ -91,7 +102,13 @@ def add_routes(app: web.Application) -> None:
             web.get(path, handler)
             for path, handler in zip(
                 PAGE_PATHS,
-                (pages.download_page, pages.repo_page, pages.releases_page, pages.release_page),
+                (
+                    pages.download_page,
+                    pages.repo_page,
+                    pages.releases_page,
+                    pages.release_page,
+                    insights_page.insights_page,
+                ),
                 strict=True,
             )
         ]

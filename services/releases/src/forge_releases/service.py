@@ -13,7 +13,10 @@ from forge_common.service import Service, bind_options
 from . import cli, world
 from .access_keys.signed_urls import URL_SIGNER, UrlSigner
 from .counter import DownloadCounter
-from .keys import DOWNLOAD_COUNTER, OPTIONS, RELEASE_CACHE, STORAGE
+from .insights.counter import InsightsCounter, Uncounted
+from .insights.dimensions import Defaults
+from .insights.lifecycle import insights_context
+from .keys import DOWNLOAD_COUNTER, INSIGHTS, OPTIONS, RELEASE_CACHE, STORAGE
 from .lifecycle import counter_context, listener_context, storage_context
 from .metrics import add_releases_metrics
 from .options import Options
@@ -28,11 +31,14 @@ def setup(app: web.Application, settings: Settings, options: Options) -> None:
     app[OPTIONS] = options
     app[RELEASE_CACHE] = ReleaseCache(options.cache)
     app[DOWNLOAD_COUNTER] = DownloadCounter()
+    counting = InsightsCounter if settings.insights_enabled else Uncounted
+    app[INSIGHTS] = counting(Defaults(settings.server_os, settings.server_arch))
     app[STORAGE] = open_storage(settings)
     app[URL_SIGNER] = UrlSigner.from_settings(settings)
-    add_releases_metrics(app, app[RELEASE_CACHE], app[DOWNLOAD_COUNTER])
+    add_releases_metrics(app, app[RELEASE_CACHE], app[DOWNLOAD_COUNTER], app[INSIGHTS])
     app.cleanup_ctx.append(listener_context)
     app.cleanup_ctx.append(counter_context)
+    app.cleanup_ctx.append(insights_context)
     app.cleanup_ctx.append(storage_context)
     app[PAGE_CACHE] = PageCache()
     pages.setup(app, "forge_releases.pages")

@@ -31,7 +31,7 @@ from forge_common.middleware import stamp_headers
 from forge_common.outage import dependency
 
 from ..errors import AssetNotFound
-from ..keys import DOWNLOAD_COUNTER, RELEASE_CACHE, STORAGE
+from ..keys import DOWNLOAD_COUNTER, INSIGHTS, RELEASE_CACHE, STORAGE
 from ..models import Asset
 from ..storage import BlobMissing, FolderStorage, S3Storage, Storage, StorageUnavailable
 from ..storage.base import STORAGE_DEPENDENCY, blob_key
@@ -56,6 +56,9 @@ def count(request: web.Request, download: Download) -> None:
     """One full download (the one place downloads are counted); the repository's cached list
     pages show counts, so they are dropped."""
     request.app[DOWNLOAD_COUNTER].add(download.asset.id)
+    request.app[INSIGHTS].downloaded(
+        download.repo_id, download.asset.release_id, download.asset.name
+    )
     request.app[RELEASE_CACHE].downloaded(download.repo_id)
 
 

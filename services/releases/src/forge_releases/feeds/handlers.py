@@ -20,7 +20,7 @@ from ..access_keys.grant import names_key
 from ..access_keys.signed_urls import signed
 from ..errors import InvalidVersion, NoReleasesFound
 from ..httpcache import cache_headers
-from ..keys import RELEASE_CACHE
+from ..keys import INSIGHTS, RELEASE_CACHE
 from ..models import Asset, Release
 from ..read.cache import RepoReleases
 from ..read.candidates import repo_releases
@@ -62,12 +62,14 @@ async def _serve(request: web.Request, key: str, build: Build) -> web.Response:
         outcome = build(releases, link)
         built = await outcome if inspect.isawaitable(outcome) else outcome
         if isinstance(built, str):
+            request.app[INSIGHTS].answered(resolved.ref.repo_id, cache_key, b"")
             return web.Response(
                 status=302, headers={"Location": built, **cache_headers(resolved.public)}
             )
         answer = built
         if not keyed:
             request.app[RELEASE_CACHE].remember_answer(releases, cache_key, answer)
+    request.app[INSIGHTS].answered(resolved.ref.repo_id, cache_key, answer.body)
     return answer.respond(request, resolved.public)
 
 

@@ -9,6 +9,7 @@ from forge_common import openapi
 
 from .download_paths import DOWNLOAD_PATHS
 from .feed_paths import feed_paths
+from .insights_paths import INSIGHTS_PATHS
 from .key_paths import KEY_PATHS
 from .parts import BASE, REQUEST_ERRORS, document_path
 from .publish_paths import publish_paths
@@ -39,6 +40,7 @@ def build() -> dict[str, Any]:
                 **DOWNLOAD_PATHS,
                 **KEY_PATHS,
                 **feed_paths(BASE),
+                **INSIGHTS_PATHS,
             },
             publish_paths(BASE),
         ),

@@ -121,3 +121,7 @@ async def resolve(request: web.Request) -> Resolved:
     if level == Access.NONE:
         raise RepoNotFound()
     return Resolved(entry.ref, level, entry.for_anonymous is not None)
+
+
+# the path → repository step alone, for a request that is not one (insights/proxy_log.py)
+lookup = _lookup

@@ -16,7 +16,7 @@ from forge_common.keys import SETTINGS
 from ..access_keys.grant import names_key
 from ..access_keys.signed_urls import handed_out_url, signed
 from ..errors import InvalidVersion
-from ..keys import RELEASE_CACHE
+from ..keys import INSIGHTS, RELEASE_CACHE
 from ..models import RepoRef
 from .cache import RepoReleases
 from .candidates import repo_releases
@@ -49,6 +49,7 @@ def prepared_answer(
     if answer is None:
         return None
     cache.hits += 1
+    app[INSIGHTS].checked(entry.ref.repo_id, key, answer.body)
     return answer.respond(request, True)
 
 
@@ -72,7 +73,11 @@ async def update_check(request: web.Request) -> web.Response:
         # authorised by an update key: its URLs are signed for this caller, so the answer is
         # neither shared nor kept (docs/access.md "Update keys")
         url_for = partial(handed_out_url, request)
-        return _prepare(request, resolved.ref, releases, url_for).respond(request, False)
+        own = _prepare(request, resolved.ref, releases, url_for)
+        request.app[INSIGHTS].answered(
+            resolved.ref.repo_id, request.rel_url.raw_query_string, own.body
+        )
+        return own.respond(request, False)
     raw_query = request.rel_url.raw_query_string
     answer = releases.answers.get(raw_query)
     if answer is None:
@@ -83,6 +88,7 @@ async def update_check(request: web.Request) -> web.Response:
             request.app[RELEASE_CACHE].remember_answer(releases, raw_query, answer)
     else:
         request.app[RELEASE_CACHE].hits += 1
+    request.app[INSIGHTS].answered(resolved.ref.repo_id, raw_query, answer.body)
     return answer.respond(request, resolved.public)
 
 

@@ -1,0 +1,184 @@
+"""What one counted answer says, in the stored dimensions (docs/insights.md "Dimensions"): the
+feed, the version the client runs, the version offered, platform, architecture, channel and file.
+
+The hot path counts the key its answer is kept under (the raw query string of the update check,
+`feed ...` for a feed: read/update_check.py, feeds/handlers.py) with the answer's body; these
+pure functions turn such a key into dimensions once per flush, not once per request. Every value
+is normalised to a short, bounded vocabulary: a value outside it is stored as `other`, so no
+free text a client sends (an identifier in a channel name, say) ever reaches the database.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import parse_qsl, urlencode
+
+import orjson
+
+from ..feeds.electron import parse_file_name
+from ..feeds.match import canonical_arch, facts
+from ..read.update import STABLE, parse_version
+
+OTHER = "other"
+# the platforms the check's table knows (read/update.py), in the feeds' words
+_PLATFORMS = {"darwin": "darwin", "macos": "darwin", "windows": "windows", "win32": "windows"}
+_PLATFORMS["linux"] = "linux"
+_CHANNEL = re.compile(r"[a-z0-9][a-z0-9._-]{0,31}")
+_MAX_VERSION = 64
+FEEDS = (
+    "update",  # GET .../releases/update, the spec's check
+    "squirrel-mac",  # update.electronjs.org's /{owner}/{repo}/darwin-{arch}/{version}
+    "electronjs-windows",  # update.electronjs.org's /{owner}/{repo}/win32-{arch}/{version}/RELEASES
+    "squirrel-windows",
+    "electron-updater",
+    "tauri",
+    "download",
+)
+DIMENSIONS = ("running", "offered", "platform", "arch", "channel", "feed", "file")
+
+
+@dataclass(frozen=True, slots=True)
+class Defaults:
+    """The update check's defaults (docs/releases.md rule 2): the server's platform and arch."""
+
+    platform: str
+    arch: str
+
+
+@dataclass(frozen=True, slots=True)
+class Dims:
+    kind: str  # check | download
+    feed: str
+    running: str = ""
+    offered: str = ""
+    platform: str = ""
+    arch: str = ""
+    channel: str = ""
+    file: str = ""
+
+
+def version(text: str) -> str:
+    """A version as counted: canonical SemVer without `v`; '' when not said, `other` when it is
+    no version or too long to be one anybody ships."""
+    if not text:
+        return ""
+    parsed = parse_version(text)
+    if parsed is None:
+        return OTHER
+    canonical = str(parsed)
+    return canonical if len(canonical) <= _MAX_VERSION else OTHER
+
+
+def platform(text: str) -> str:
+    return _PLATFORMS.get(text.lower(), OTHER) if text else ""
+
+
+def arch(text: str) -> str:
+    if not text:
+        return ""
+    return canonical_arch(text) or OTHER
+
+
+def channel(text: str) -> str:
+    lowered = text.lower()
+    return lowered if _CHANNEL.fullmatch(lowered) else OTHER
+
+
+def _offered(body: bytes, field: str) -> str:
+    """The version an answer offers: its JSON `field` ('' for an empty answer: up to date)."""
+    if not body:
+        return ""
+    try:
+        value = orjson.loads(body).get(field, "")
+    except (orjson.JSONDecodeError, AttributeError):
+        return ""
+    return version(value) if isinstance(value, str) else ""
+
+
+def short_key(query: str) -> str:
+    """The update check's raw query reduced to the four parameters it reads (first values, as
+    aiohttp's `request.query.get`), each at most 64 characters: what `of_check` reads alike."""
+    kept: dict[str, str] = {}
+    for name, value in parse_qsl(query, keep_blank_values=True):
+        if name in ("version", "platform", "arch", "channel"):
+            kept.setdefault(name, value[:64])
+    return urlencode(kept)
+
+
+def of_check(key: str, body: bytes, defaults: Defaults) -> Dims:
+    """The dimensions of one answer kept under `key` with `body`."""
+    if key.startswith("feed "):
+        return _of_feed(key[len("feed ") :].split(" "), body)
+    # the check reads the first value of each parameter, as aiohttp's `request.query.get` does
+    query: dict[str, str] = {}
+    for name, value in parse_qsl(key, keep_blank_values=True):
+        query.setdefault(name, value)
+    return Dims(
+        "check",
+        "update",
+        running=version(query.get("version", "")),
+        offered=_offered(body, "name"),
+        platform=platform(query.get("platform") or defaults.platform),
+        arch=arch(query.get("arch") or defaults.arch),
+        channel=channel(query.get("channel") or STABLE),
+    )
+
+
+def _of_feed(parts: list[str], body: bytes) -> Dims:
+    kind, rest = parts[0], parts[1:]
+    if kind == "mac" and len(rest) == 2:
+        return Dims(
+            "check",
+            "squirrel-mac",
+            running=version(rest[1]),
+            offered=_offered(body, "name"),
+            platform="darwin",
+            arch=arch(rest[0]),
+            channel=STABLE,
+        )
+    if kind == "win" and len(rest) == 1:
+        # the answer is one RELEASES list for every version: kept once, so the version the
+        # client runs is not in the key (docs/insights.md "What is not known")
+        return Dims("check", "electronjs-windows", platform="windows", arch=arch(rest[0]))
+    if kind == "squirrel" and len(rest) == 2:
+        return Dims(
+            "check",
+            "squirrel-windows",
+            platform="windows",
+            arch=arch(rest[0]),
+            channel=channel(rest[1]),
+        )
+    if kind == "yml" and len(rest) == 1:
+        wanted = parse_file_name(rest[0])
+        return Dims(
+            "check",
+            "electron-updater",
+            offered=_offered(body, "version"),
+            platform=wanted.platform if wanted else "",
+            arch=arch(wanted.arch) if wanted else "",
+            channel=channel(wanted.channel) if wanted else "",
+        )
+    if kind == "tauri" and len(rest) == 4:
+        target, raw_arch, running, wanted_channel = rest
+        return Dims(
+            "check",
+            "tauri",
+            running=version(running),
+            offered=_offered(body, "version"),
+            platform=platform(target),
+            arch=arch(raw_arch),
+            channel=channel(wanted_channel),
+        )
+    if kind == "tauri-json" and len(rest) == 1:
+        return Dims("check", "tauri", offered=_offered(body, "version"), channel=channel(rest[0]))
+    return Dims("check", OTHER)
+
+
+def of_download(name: str) -> Dims:
+    """A completed download of file `name`: what its name says. The version offered (the
+    release's tag) and the channel are read from the release by the writing statement."""
+    said = facts(name)
+    return Dims(
+        "download", "download", platform=said.platform or "", arch=said.arch or "", file=name
+    )

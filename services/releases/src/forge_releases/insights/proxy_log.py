@@ -1,0 +1,203 @@
+"""Counting the checks nginx answers from its micro-cache (docs/insights.md "Behind the
+micro-cache"): nginx writes one line per such answer (`<time> <status> <request URI>`,
+deploy/nginx/forge.conf.template `forge_insights`), and `ingest` reads the new lines, turns each
+URI into the key the service keeps its answer under, and adds the counts.
+
+Exactly once: the position read up to is stored in `releases.insights_log_positions` and moved
+in the same transaction as the counts it covers, under a row lock that replicas skip (one reads
+while the others wait for the next round). A crash before the commit leaves the position where
+it was: the lines are read again. Identical lines (the same URI in the same second) are counted
+with one `Counter`, in C, so a busy cache costs the service a few nanoseconds per answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+from urllib.parse import parse_qsl, unquote
+
+import asyncpg
+from aiohttp import web
+from forge_common.keys import DB_POOL, SETTINGS
+
+from ..read.candidates import repo_releases
+from ..read.resolve import lookup
+from ..read.update import STABLE, UpdateQuery
+from ..read.update_answer import prepare_answer
+from . import queries
+from .counter import Hour, rows_of
+from .dimensions import Defaults
+
+log = logging.getLogger(__name__)
+
+READ_AT_MOST = 16 * 1024 * 1024  # bytes per round: a backlog is read over several rounds
+COUNTED = frozenset({"200", "204", "304"})
+_API = re.compile(r"^/api/v2/repos/([^/]+)/([^/]+)/releases/(update|feeds/.+)$")
+_ELECTRONJS = re.compile(r"^/([^/]+)/([^/]+)/(darwin|win32)-([^/]+)/([^/]+?)(/RELEASES)?$")
+_FEED = {
+    "squirrel": re.compile(r"^feeds/squirrel/([^/]+)/RELEASES$"),
+    "yml": re.compile(r"^feeds/electron/([^/]+)$"),
+    "tauri": re.compile(r"^feeds/tauri/([^/]+)/([^/]+)/([^/]+)$"),
+    "tauri-json": re.compile(r"^feeds/tauri/latest\.json$"),
+}
+
+
+def _first(query: str, name: str) -> str:
+    for key, value in parse_qsl(query, keep_blank_values=True):
+        if key == name:
+            return value
+    return ""
+
+
+def key_of(uri: str) -> tuple[str, str, str] | None:
+    """(owner, repo, the key the service keeps this request's answer under), as the handlers
+    build it (read/update_check.py, feeds/handlers.py); None for what is not counted."""
+    path, _, query = uri.partition("?")
+    if (found := _API.match(path)) is not None:
+        owner, repo, rest = (unquote(part) for part in found.groups())
+        if rest == "update":
+            return owner, repo, query
+        channel = _first(query, "channel") or STABLE
+        if (m := _FEED["squirrel"].match(rest)) is not None:
+            return owner, repo, f"feed squirrel {m[1]} {channel}"
+        if (m := _FEED["yml"].match(rest)) is not None:
+            return owner, repo, f"feed yml {m[1]}"
+        if _FEED["tauri-json"].match(rest) is not None:
+            return owner, repo, f"feed tauri-json {channel}"
+        if (m := _FEED["tauri"].match(rest)) is not None:
+            return owner, repo, f"feed tauri {m[1]} {m[2]} {m[3]} {channel}"
+        return None
+    if (found := _ELECTRONJS.match(path)) is not None:
+        owner, repo, os_name, arch, version, releases = (unquote(p or "") for p in found.groups())
+        if os_name == "darwin" and not releases:
+            return owner, repo, f"feed mac {arch} {version}"
+        if os_name == "win32" and releases:
+            return owner, repo, f"feed win {arch}"
+    return None
+
+
+async def _body(app: web.Application, repo_id: int, key: str, status: str) -> bytes:
+    """The body of the answer nginx kept, for the version it offered: the service's own kept
+    answer for the key (it made it within the last second or so); else the update check's
+    answer made again; else none known (an empty body: nothing offered)."""
+    if status == "204":
+        return b""
+    releases = await repo_releases(app, repo_id)
+    kept = releases.answers.get(key)
+    if kept is not None:
+        return kept.body
+    if key.startswith("feed "):
+        return b""
+    settings = app[SETTINGS]
+    query = UpdateQuery(
+        _first(key, "version"),
+        _first(key, "platform") or settings.server_os,
+        _first(key, "arch") or settings.server_arch,
+        _first(key, "channel") or STABLE,
+    )
+    try:
+        # the URLs inside do not matter: only the version offered is read
+        answer = prepare_answer("/", "", "", releases.stable, releases.everything, query)
+    except ValueError:
+        return b""
+    return answer.body
+
+
+def _hour(text: str) -> int:
+    """nginx's `$time_iso8601` (`2026-03-01T10:17:03+00:00`, its local time) → the Unix second
+    its UTC hour starts at."""
+    moment = datetime.fromisoformat(text)
+    if moment.tzinfo is None:
+        raise ValueError(text)
+    second = int(moment.timestamp())
+    return second - second % 3600
+
+
+async def _hours(app: web.Application, lines: Counter[bytes]) -> list[Hour]:
+    by_start: dict[int, Hour] = {}
+    hours: dict[str, int] = {}  # each second's text parsed once
+    for line, n in lines.items():
+        parts = line.decode("utf-8", "replace").split(" ", 2)
+        if len(parts) != 3 or parts[1] not in COUNTED:
+            continue
+        hour_text, status, uri = parts
+        found = key_of(uri)
+        if found is None:
+            continue
+        owner, repo, key = found
+        entry = await lookup(app, owner, repo)
+        if entry is None:
+            continue
+        start = hours.get(hour_text)
+        if start is None:
+            try:
+                start = hours[hour_text] = _hour(hour_text)
+            except ValueError:
+                continue
+        body = await _body(app, entry.ref.repo_id, key, status)
+        hour = by_start.setdefault(start, Hour(start))
+        hour.checks[(entry.ref.repo_id, key, body)] += n
+    return list(by_start.values())
+
+
+def _read(path: Path, inode: int, position: int) -> tuple[int, int, bytes]:
+    """(inode, the position after the last whole line read, those lines) from `position`, or
+    from the start when the file was replaced (rotated) or cut shorter."""
+    with path.open("rb") as file:
+        stat = os.fstat(file.fileno())
+        if stat.st_ino != inode or stat.st_size < position:
+            position = 0
+        file.seek(position)
+        data = file.read(READ_AT_MOST)
+    whole = data[: data.rfind(b"\n") + 1]
+    return stat.st_ino, position + len(whole), whole
+
+
+async def ingest(app: web.Application, path: Path) -> int:
+    """Count the lines added to `path` since the last round (any replica's); returns how many."""
+    pool = app[DB_POOL]
+    await pool.execute(
+        "INSERT INTO releases.insights_log_positions (path, inode, position) VALUES ($1, 0, 0)"
+        " ON CONFLICT (path) DO NOTHING",
+        str(path),
+    )
+    async with pool.acquire() as conn, conn.transaction():
+        row = await conn.fetchrow(
+            "SELECT inode, position FROM releases.insights_log_positions WHERE path = $1"
+            " FOR UPDATE SKIP LOCKED",
+            str(path),
+        )
+        if row is None:
+            return 0  # another replica is reading
+        try:
+            inode, position, data = _read(path, row["inode"], row["position"])
+        except FileNotFoundError:
+            return 0  # nginx has answered nothing from its cache yet
+        if position == row["position"] and inode == row["inode"]:
+            return 0
+        lines = Counter(data.splitlines())
+        settings = app[SETTINGS]
+        rows = rows_of(await _hours(app, lines), Defaults(settings.server_os, settings.server_arch))
+        if rows:
+            await queries.add_counts(conn, rows)
+        await conn.execute(
+            "UPDATE releases.insights_log_positions SET inode = $2, position = $3 WHERE path = $1",
+            str(path),
+            inode,
+            position,
+        )
+    return sum(row.n for row in rows)
+
+
+async def ingest_forever(app: web.Application, path: Path, interval: float) -> None:
+    while True:
+        try:
+            await ingest(app, path)
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            log.warning("could not count the proxy's cached answers yet: %s", exc)
+        await asyncio.sleep(interval)
