@@ -11,6 +11,7 @@ from forge_common import openapi
 from forge_common.auth import viewer_of
 from forge_common.openapi import JSON, error_responses, object_schema, ref
 
+from . import openapi_accounts
 from .caching import cached_json
 from .payloads import MAX_GROUP_NAME
 
@@ -163,6 +164,7 @@ _ERRORS = {
     "403": "Not allowed",
     "404": "Not found, or not visible to the caller",
     "408": "The request body did not arrive in time",
+    "409": "A repository of that name already exists",
     "413": "Request body too large",
     "422": "Validation failed; `errors` names the field",
 }
@@ -301,8 +303,8 @@ def document() -> JSON:
         title="Organization profile API",
         version="1",
         server="/api/v1",
-        schemas=SCHEMAS,
-        paths=PATHS,
+        schemas={**SCHEMAS, **openapi_accounts.SCHEMAS},
+        paths={**PATHS, **openapi_accounts.paths(_op, _params)},
     )
 
 
