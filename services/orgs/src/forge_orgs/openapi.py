@@ -161,7 +161,7 @@ _ERRORS = {
     "304": "Not modified (If-None-Match matched the ETag)",
     "400": "Malformed JSON body, or a request body cut short",
     "401": "Not signed in, or a malformed or unknown token",
-    "403": "Not allowed",
+    "403": "Not allowed, or the token lacks the route's scope",
     "404": "Not found, or not visible to the caller",
     "408": "The request body did not arrive in time",
     "409": "A repository of that name already exists",
@@ -169,8 +169,9 @@ _ERRORS = {
     "422": "Validation failed; `errors` names the field",
 }
 # What the middleware answers on any route before the handler runs: a malformed or unknown token
-# (401), and a request body that is cut short (400), late (408) or over the limit (413).
-_REQUEST = "400 401 408 413"
+# (401), a token without the route's scope (403, docs/accounts.md "Scopes"), and a request body
+# that is cut short (400), late (408) or over the limit (413).
+_REQUEST = "400 401 403 408 413"
 _CACHE_HEADERS = {
     "ETag": {"schema": _STR, "description": "per viewer"},
     "Cache-Control": {"schema": {"const": "private"}},
