@@ -24,6 +24,7 @@ from forge_common.errors import AuthTokenMissing, PermissionDenied, RepoNotFound
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.render import json_response
 
+from ..keys import RELEASE_CACHE
 from ..models import Resolved
 from ..publish.writes import collect_garbage
 from ..read.resolve import resolve
@@ -35,6 +36,14 @@ async def _resolved(request: web.Request) -> tuple[Resolved, Viewer]:
     if viewer is None:
         raise AuthTokenMissing()
     return resolved, viewer
+
+
+def _changed(request: web.Request, repo_id: int) -> None:
+    """After the commit: this process answers the new state at once (read your own write); the
+    others hear the triggers' NOTIFY (read/cache.py)."""
+    cache = request.app[RELEASE_CACHE]
+    cache.invalidate_names()
+    cache.invalidate_repo(repo_id)
 
 
 def _require_admin(resolved: Resolved) -> None:
@@ -84,6 +93,7 @@ async def edit_repo(request: web.Request) -> web.Response:
     owner, repo = await _rows(request, resolved)
     async with transaction(request.app[DB_POOL]) as conn:
         repo = await repo_admin.update_repo(conn, owner, repo, viewer.id, changes)
+    _changed(request, repo.id)
     data = gitea_shapes.repository(
         request.app[SETTINGS].app_url, owner, repo, viewer, admin=True, push=True
     )
@@ -107,6 +117,7 @@ async def delete_repo(request: web.Request) -> web.Response:
             repo.id,
         )
         await repo_admin.delete_repo(conn, owner, repo, viewer.id)
+    _changed(request, repo.id)
     # the rows went with the repository (ON DELETE CASCADE); their files when nobody shares them
     await collect_garbage(request.app, {row["sha256"] for row in digests})
     return web.Response(status=204)
@@ -124,7 +135,7 @@ async def _collaborator(request: web.Request) -> accounts.Account:
 async def add_collaborator(request: web.Request) -> web.Response:
     resolved, viewer = await _resolved(request)
     _require_admin(resolved)
-    data = await read_json_object(request) if request.can_read_body else {}
+    data = await read_json_object(request) if request.body_exists else {}
     permission = optional_str(data, "permission") or "write"  # Gitea's default
     if permission not in repo_admin.COLLABORATOR_PERMISSIONS:
         raise Unprocessable("permission must be one of read, write, admin", field="permission")
@@ -134,6 +145,7 @@ async def add_collaborator(request: web.Request) -> web.Response:
         raise Unprocessable("the owner of a repository cannot be its collaborator")
     async with transaction(request.app[DB_POOL]) as conn:
         await repo_admin.set_collaborator(conn, owner, repo, user, permission, viewer.id)
+    _changed(request, repo.id)
     return web.Response(status=204)
 
 
@@ -144,4 +156,5 @@ async def remove_collaborator(request: web.Request) -> web.Response:
     user = await _collaborator(request)
     async with transaction(request.app[DB_POOL]) as conn:
         await repo_admin.remove_collaborator(conn, owner, repo, user, viewer.id)
+    _changed(request, repo.id)
     return web.Response(status=204)
