@@ -255,11 +255,13 @@ async def run_admin(
     args: Any,
     database_url: str,
     migrate: Callable[[str], Awaitable[object]],
-    stdin: TextIO = sys.stdin,
-    out: TextIO = sys.stdout,
+    stdin: TextIO | None = None,
+    out: TextIO | None = None,
 ) -> None:
     """Run one `forge admin user` command; AdminError (or ApiError from the shared checks) when
     it is refused."""
+    stdin = stdin or sys.stdin
+    out = out or sys.stdout
     await migrate(database_url)  # a fresh clone may run this before `make run` ever did
     conn = await connect(database_url)
     try:
