@@ -349,6 +349,11 @@ async def test_tokens_want_the_password_and_work_within_their_scopes(acct: Api) 
     # the token also works as the basic password (Gitea's way), within the same scopes
     as_basic = await acct.get("/user", headers={"Authorization": basic("olive", token["sha1"])})
     assert as_basic.status == 403
+    used = {
+        t["name"]: t["last_used_at"]
+        for t in (await acct.get("/users/olive/tokens", headers=olive)).json
+    }
+    assert used["ci"] != "0001-01-01T00:00:00Z"  # Gitea's "last used", kept once a minute
     # a site admin manages anyone's tokens with their password
     ada = {"Authorization": basic("ada", PASSWORD)}
     assert (await acct.get("/users/olive/tokens", headers=ada)).status == 200

@@ -97,9 +97,17 @@ def viewer_of(request: web.Request) -> Viewer | None:
     return request.get(VIEWER)
 
 
-_TOKEN_SQL = """SELECT a.id, a.name, a.is_admin, t.scopes
-                  FROM core.access_tokens t JOIN core.accounts a ON a.id = t.user_id
-                 WHERE t.token_sha256 = $1"""  # noqa: S105
+# One statement: the lookup, and Gitea's "last used" time, written at most once a minute per
+# token (so a busy CI token does not write on every request, and concurrent requests find it fresh
+# after the first one's write).
+_TOKEN_SQL = """
+WITH found AS (SELECT id, user_id, scopes, last_used_at
+                 FROM core.access_tokens WHERE token_sha256 = $1),
+     touched AS (UPDATE core.access_tokens SET last_used_at = now()
+                  WHERE id = (SELECT id FROM found)
+                    AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute'))
+SELECT a.id, a.name, a.is_admin, found.scopes
+  FROM found JOIN core.accounts a ON a.id = found.user_id"""  # noqa: S105
 
 
 async def _by_token(request: web.Request, token: str) -> Viewer | None:
