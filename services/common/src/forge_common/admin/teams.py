@@ -37,9 +37,18 @@ async def teams_of(db: Queryable, org_id: int) -> list[Team]:
     return [Team(**dict(row)) for row in rows]
 
 
-async def team_by_id(db: Queryable, team_id: int) -> Team | None:
-    row = await db.fetchrow(f"SELECT {_COLUMNS} FROM core.teams WHERE id = $1", team_id)
-    return Team(**dict(row)) if row else None
+async def team_with_org_name(db: Queryable, team_id: int) -> tuple[Team, str] | None:
+    """The team and its organization's name, in one query."""
+    row = await db.fetchrow(
+        """SELECT t.id, t.org_id, t.name, t.description, t.permission, o.name AS org_name
+             FROM core.teams t JOIN core.accounts o ON o.id = t.org_id WHERE t.id = $1""",
+        team_id,
+    )
+    if row is None:
+        return None
+    values = dict(row)
+    org_name = values.pop("org_name")
+    return Team(**values), org_name
 
 
 async def create_team(

@@ -35,6 +35,8 @@ from .accounts import NO_STORE, TargetNotFound, signed_in
 from .common import base_url, no_content
 
 MAX_TEXT = 255
+# a valid name no account may take (forge_common.admin.users.RESERVED_NAMES)
+NO_SUCH_ORG = "api"
 
 
 def _text(data: Any, name: str) -> str:
@@ -227,14 +229,18 @@ async def _team_for_write(
     """The team of `{id}`: a team of an organization the caller may not see is 404 exactly as a
     team that does not exist."""
     raw = request.match_info["id"]
-    team = await team_admin.team_by_id(conn, int(raw)) if raw.isdigit() and len(raw) < 19 else None
-    if team is None:
-        raise TargetNotFound()
-    org = await conn.fetchval("SELECT name FROM core.accounts WHERE id = $1", team.org_id)
+    # the same two queries whether the team exists or not: a junk id looks up team 0, a missing
+    # team a name no account can have, so neither status, body nor time tells them apart
+    found = await team_admin.team_with_org_name(
+        conn, int(raw) if raw.isdigit() and len(raw) < 19 else 0
+    )
     try:
-        view = await org_for_read(conn, org or "", viewer)
+        view = await org_for_read(conn, found[1] if found else NO_SUCH_ORG, viewer)
     except OrgNotFound:
         raise TargetNotFound() from None
+    if found is None:
+        raise TargetNotFound()
+    team = found[0]
     _owner_only(view)
     return team, view, await _org(conn, view)
 
