@@ -109,6 +109,57 @@ async def test_teams_list_answers_every_privacy_class(acct: Api) -> None:
     assert len(set(bodies.values())) == 1
 
 
+# GET /orgs/{org}: whoever may see the organization (docs/access.md "Seeing an owner")
+_ORG = {
+    "pub": dict.fromkeys(CLASSES, 200),
+    "lim": {**dict.fromkeys(CLASSES, 200), "anonymous": 404},
+    "priv": {
+        "anonymous": 404,
+        "stranger": 404,
+        "member": 200,
+        "collaborator": 404,
+        "team": 200,
+        "owner": 200,
+        "admin": 200,
+    },
+    "nosuch": dict.fromkeys(CLASSES, 404),
+}
+
+
+async def test_organization_and_team_reads_answer_every_privacy_class(acct: Api, db: Any) -> None:
+    bodies = set()
+    for org, expected in _ORG.items():
+        for role in CLASSES:
+            reply = await acct.get(f"/orgs/{org}", as_=_as(role))
+            assert reply.status == expected[role], (org, role)
+            if reply.status == 404:
+                bodies.add(reply.raw)
+            else:
+                assert reply.json["name"] == org and reply.json["username"] == org
+    assert len(bodies) == 1
+    # GET /teams/{id}: as the team list (members and site admins; hidden is missing)
+    for org, expected in _TEAMS.items():
+        team_id = (
+            await db.fetchval(
+                "SELECT t.id FROM core.teams t JOIN core.accounts o ON o.id = t.org_id "
+                "WHERE o.name = $1",
+                org,
+            )
+            or 999999
+        )
+        for role in CLASSES:
+            reply = await acct.get(f"/teams/{team_id}", as_=_as(role))
+            assert reply.status == expected[role], (org, role)
+            if reply.status == 404:
+                bodies.add(reply.raw)
+    assert (await acct.get("/teams/junk", as_="stranger")).raw in bodies
+    assert len(bodies) == 2  # one for organizations, one (Gitea's) for teams
+    # users are public; an organization is no user here
+    assert (await acct.get("/users/olive")).json["login"] == "olive"
+    assert (await acct.get("/users/olive")).json["email"] == ""
+    assert (await acct.get("/users/pub")).status == 404
+
+
 async def test_current_user_is_the_caller_with_private_fields_only_for_them(acct: Api) -> None:
     assert (await acct.get("/user")).status == 401
     assert (await acct.get("/user")).json == {"message": "token is required"}

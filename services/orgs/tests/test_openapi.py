@@ -93,6 +93,9 @@ async def _exercise_account_administration(api):
         if path.endswith("/teams") and method == "POST":
             team_id = reply.json["id"]
     calls = [
+        ("GET", "/users/olive", None, None, None, 200),
+        ("GET", "/orgs/fresh", "owner", None, None, 200),
+        ("GET", f"/teams/{team_id}", "owner", None, None, 200),
         ("PUT", f"/teams/{team_id}/members/mia", "owner", None, None, 204),
         ("PUT", f"/teams/{team_id}/repos/fresh/app", "owner", None, None, 204),
         ("DELETE", f"/teams/{team_id}/repos/fresh/app", "owner", None, None, 204),

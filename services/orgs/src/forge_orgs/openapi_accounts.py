@@ -204,6 +204,10 @@ def paths(op: Any, params: Any) -> JSON:
                 body="CreateRepoOption",
             ),
         },
+        "/users/{username}": {
+            "parameters": params("username"),
+            "get": op("A user (users are public)", "200", ref("GiteaUser"), "404", headers=private),
+        },
         "/users/{username}/tokens": {
             "parameters": params("username"),
             "get": op(
@@ -231,6 +235,16 @@ def paths(op: Any, params: Any) -> JSON:
                 ref("GiteaOrganization"),
                 "400 401 403 413 422",
                 body="CreateOrgOption",
+            ),
+        },
+        "/orgs/{org}": {
+            "parameters": params("org"),
+            "get": op(
+                "An organization (404 when the caller may not see it)",
+                "200",
+                ref("GiteaOrganization"),
+                "404",
+                headers=private,
             ),
         },
         "/orgs/{org}/repos": {
@@ -267,6 +281,12 @@ def paths(op: Any, params: Any) -> JSON:
                 "204",
                 None,
                 "401 403 404 422",
+            ),
+        },
+        "/teams/{id}": {
+            "parameters": params("id"),
+            "get": op(
+                "A team (members, site admins)", "200", ref("Team"), "401 403 404", headers=private
             ),
         },
         "/teams/{id}/members/{username}": {

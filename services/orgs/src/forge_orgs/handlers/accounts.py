@@ -97,6 +97,17 @@ async def current_user(request: web.Request) -> web.Response:
     )
 
 
+async def get_user(request: web.Request) -> web.Response:
+    """Gitea's `GET /users/{username}`: users are public (docs/access.md "Seeing an owner")."""
+    user = await users.user_by_name(request.app[DB_POOL], request.match_info["username"])
+    if user is None:
+        raise TargetNotFound()
+    data = gitea_shapes.user(base_url(request), user, viewer_of(request))
+    return json_response(
+        data, headers={"Cache-Control": "private, no-cache", "Vary": "Authorization"}
+    )
+
+
 async def _token_owner(request: web.Request) -> tuple[Viewer, Account]:
     """Gitea's order: basic auth with a password (401), the user in the path (404), the caller
     is that user or a site admin (403)."""

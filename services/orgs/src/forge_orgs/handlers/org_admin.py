@@ -19,7 +19,7 @@ from forge_common.admin import orgs as org_admin
 from forge_common.admin import repos as repo_admin
 from forge_common.admin import teams as team_admin
 from forge_common.admin.users import user_by_name
-from forge_common.auth import Viewer
+from forge_common.auth import Viewer, viewer_of
 from forge_common.body import optional_bool, optional_str, read_json_object, required_str
 from forge_common.db import Conn, connection, transaction
 from forge_common.errors import PermissionDenied, Unprocessable
@@ -84,6 +84,17 @@ async def create_org(request: web.Request) -> web.Response:
     return json_response(
         gitea_shapes.organization(base_url(request), org), status=201, headers=NO_STORE
     )
+
+
+async def get_org(request: web.Request) -> web.Response:
+    """Gitea's `GET /orgs/{org}`: anyone who may see the organization (anonymous callers
+    included, for a public one); hidden is missing."""
+    viewer = viewer_of(request)
+    async with connection(request.app[DB_POOL]) as conn:
+        view = await org_for_read(conn, request.match_info["org"], viewer)
+        org = await _org(conn, view)
+    headers = {"Cache-Control": "private, no-cache", "Vary": "Authorization"}
+    return json_response(gitea_shapes.organization(base_url(request), org), headers=headers)
 
 
 async def remove_member(request: web.Request) -> web.Response:
@@ -223,8 +234,8 @@ async def create_team(request: web.Request) -> web.Response:
     return json_response(_team_json(request, team, org), status=201, headers=NO_STORE)
 
 
-async def _team_for_write(
-    conn: Conn, request: web.Request, viewer: Viewer
+async def _team_for(
+    conn: Conn, request: web.Request, viewer: Viewer, *, owners_only: bool = True
 ) -> tuple[team_admin.Team, OrgView, Account]:
     """The team of `{id}`: a team of an organization the caller may not see is 404 exactly as a
     team that does not exist."""
@@ -241,14 +252,26 @@ async def _team_for_write(
     if found is None:
         raise TargetNotFound()
     team = found[0]
-    _owner_only(view)
+    if owners_only:
+        _owner_only(view)
+    elif not (view.is_member or viewer.is_admin):
+        raise PermissionDenied("Must be an organization member")
     return team, view, await _org(conn, view)
+
+
+async def get_team(request: web.Request) -> web.Response:
+    """Gitea's `GET /teams/{id}`: members of the organization and site admins."""
+    viewer = signed_in(request)
+    async with connection(request.app[DB_POOL]) as conn:
+        team, _, org = await _team_for(conn, request, viewer, owners_only=False)
+    headers = {"Cache-Control": "private, no-cache", "Vary": "Authorization"}
+    return json_response(_team_json(request, team, org), headers=headers)
 
 
 async def _team_member(request: web.Request, present: bool) -> web.Response:
     viewer = signed_in(request)
     async with transaction(request.app[DB_POOL]) as conn:
-        team, view, org = await _team_for_write(conn, request, viewer)
+        team, view, org = await _team_for(conn, request, viewer)
         user = await user_by_name(conn, request.match_info["username"])
         if user is None:
             raise TargetNotFound()
@@ -271,7 +294,7 @@ async def remove_team_member(request: web.Request) -> web.Response:
 async def _team_repo(request: web.Request, present: bool) -> web.Response:
     viewer = signed_in(request)
     async with transaction(request.app[DB_POOL]) as conn:
-        team, view, org = await _team_for_write(conn, request, viewer)
+        team, view, org = await _team_for(conn, request, viewer)
         name = request.match_info["repo"]
         repo = None
         if request.match_info["org"].lower() == org.name.lower() and is_repo_name(name):
