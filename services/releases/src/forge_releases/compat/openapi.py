@@ -40,7 +40,7 @@ _URI = {"type": "string", "format": "uri"}
 _REQUEST_ERRORS = {
     "400": error("the request body was cut short, or a malformed JSON or multipart body"),
     "401": error("a private repository and nobody signed in, or an unknown token"),
-    "403": error("the token lacks the scope (docs/accounts.md \"Scopes\")"),
+    "403": error('the token lacks the scope (docs/accounts.md "Scopes")'),
     "408": error("the request body did not arrive in time"),
     "413": error("the request body is over the limit"),
 }

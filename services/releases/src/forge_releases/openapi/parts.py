@@ -31,7 +31,7 @@ NOT_MODIFIED = {"description": "Not modified (If-None-Match matched the ETag)"}
 REQUEST_ERRORS = {
     "400": error("ValInvalidInput: the request body was cut short"),
     "401": error("AuthTokenInvalid: a malformed Authorization header or an unknown token"),
-    "403": error("PermissionDenied: the token lacks the scope (docs/accounts.md \"Scopes\")"),
+    "403": error('PermissionDenied: the token lacks the scope (docs/accounts.md "Scopes")'),
     "408": error("RequestTimeout: the request body did not arrive in time"),
     "413": error("PayloadTooLarge: the request body is over the limit"),
 }
