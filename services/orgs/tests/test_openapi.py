@@ -94,6 +94,7 @@ async def _exercise_account_administration(api):
             team_id = reply.json["id"]
     calls = [
         ("GET", "/users/olive", None, None, None, 200),
+        ("GET", "/version", None, None, None, 200),
         ("GET", "/orgs/fresh", "owner", None, None, 200),
         ("GET", f"/teams/{team_id}", "owner", None, None, 200),
         ("PUT", f"/teams/{team_id}/members/mia", "owner", None, None, 204),

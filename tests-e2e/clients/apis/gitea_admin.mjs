@@ -27,7 +27,7 @@ async function status(call) {
   }
 }
 
-const out = {};
+const out = { version: (await admin.version.getVersion()).data.version };
 for (const name of ["carol", "dave", "erin"]) {
   const made = await admin.admin.adminCreateUser({
     username: name,

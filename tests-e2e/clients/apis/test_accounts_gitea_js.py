@@ -16,6 +16,7 @@ def test_gitea_js_sets_up_a_team_and_a_scoped_token_cannot_publish(
     stack: Stack, run_node: RunNode
 ) -> None:
     out = run_node("apis/gitea_admin.mjs", stack.base_url, ADMIN_TOKEN)
+    assert out["version"] == "1.23.0"
     assert [out["carol"], out["dave"], out["erin"]] == ["carol", "dave", "erin"]
     assert out["tokenLength"] == 40
     assert out["me"] == "carol"

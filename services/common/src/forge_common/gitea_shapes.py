@@ -16,6 +16,10 @@ from .auth import Viewer
 from .tokens import AccessToken
 
 JSON = dict[str, Any]
+# What `GET /api/v1/version` answers: the Gitea release whose API shapes forge follows (gitea-js
+# 1.23 is the client the tests drive). Gitea's Go SDK, tea and the Terraform provider read it to
+# decide which calls the server has.
+GITEA_API_VERSION = "1.23.0"
 # Gitea's "never" (Go's zero time), for timestamps forge does not keep
 ZERO_TIME = "0001-01-01T00:00:00Z"
 

@@ -183,6 +183,15 @@ def paths(op: Any, params: Any) -> JSON:
     private = {"Cache-Control": {"schema": _STR}}
     write = "400 401 403 404 413 422"
     return {
+        "/version": {
+            "get": op(
+                "The Gitea API version whose shapes forge follows",
+                "200",
+                object_schema({"version": _STR}),
+                "",
+                headers={"Cache-Control": {"schema": _STR}},
+            ),
+        },
         "/admin/users": {
             "post": op(
                 "Create a user (site admins)",

@@ -31,6 +31,7 @@ def add_routes(app: web.Application) -> None:
             web.delete(f"{V1}/orgs/{{org}}/pinned/{{repo}}", pins.remove_pin),
             web.get(f"{V1}/orgs/{{org}}/overview", profile.overview),
             # Gitea's account administration (docs/accounts.md)
+            web.get(f"{V1}/version", accounts.version),
             web.post(f"{V1}/admin/users", accounts.create_user),
             web.get(f"{V1}/user", accounts.current_user),
             web.post(f"{V1}/user/repos", org_admin.create_user_repo),

@@ -97,6 +97,12 @@ async def current_user(request: web.Request) -> web.Response:
     )
 
 
+async def version(request: web.Request) -> web.Response:
+    """Gitea's `GET /version`, which its clients call before anything else."""
+    body = {"version": gitea_shapes.GITEA_API_VERSION}
+    return json_response(body, headers={"Cache-Control": "public, max-age=60"})
+
+
 async def get_user(request: web.Request) -> web.Response:
     """Gitea's `GET /users/{username}`: users are public (docs/access.md "Seeing an owner")."""
     user = await users.user_by_name(request.app[DB_POOL], request.match_info["username"])
