@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from forge_common import password_throttle
 from forge_common.passwords import hash_password_sync
 from forge_orgs.app import create_app
 
@@ -204,6 +205,26 @@ async def test_site_admin_creates_a_user_others_are_refused_in_gitea_words(acct:
     # the API still answers, as Gitea's does; the browser asks for a new password)
     me = await acct.get("/user", headers={"Authorization": basic("newbie", "s3cret-enough")})
     assert me.status == 200 and me.json["login"] == "newbie"
+
+
+async def test_password_guessing_is_slowed_per_account_for_every_replica(
+    acct: Api, monkeypatch: Any
+) -> None:
+    monkeypatch.setattr(password_throttle, "MAX_FAILURES", 2)
+    for name in ("olive", "nobody"):  # an account and no account: the same answers
+        for _ in range(2):
+            reply = await acct.get("/user", headers={"Authorization": basic(name, "guess-1234")})
+            assert reply.status == 401
+        refused = await acct.get("/user", headers={"Authorization": basic(name, "guess-1234")})
+        assert refused.status == 429
+        assert 0 < int(refused.headers["Retry-After"]) <= password_throttle.WINDOW_SECONDS
+    # while it lasts, the right password waits too (else guessing would go on); tokens do not
+    right = await acct.get("/user", headers={"Authorization": basic("OLIVE", PASSWORD)})
+    assert right.status == 429
+    assert (await acct.get("/user", as_="owner")).status == 200
+    assert (
+        await acct.get("/user", headers={"Authorization": basic("mia", PASSWORD)})
+    ).status == 200
 
 
 async def test_wrong_passwords_and_unknown_users_answer_alike(acct: Api) -> None:

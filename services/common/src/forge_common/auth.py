@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
+from . import password_throttle
 from .errors import AuthTokenInvalid
 from .keys import DB_POOL
 from .passwords import MAX_LENGTH as MAX_PASSWORD_LENGTH
@@ -124,15 +125,18 @@ async def _by_basic(request: web.Request, username: str, password: str) -> Viewe
         viewer = await _by_token(request, as_token)
         if viewer is not None:
             return viewer
+    pool = request.app[DB_POOL]
+    await password_throttle.check(pool, username)  # 429 while the name has used up its tries
     row = None
     if 0 < len(username) <= 40:
-        row = await request.app[DB_POOL].fetchrow(
+        row = await pool.fetchrow(
             """SELECT id, name, is_admin, password_hash FROM core.accounts
                 WHERE lower(name) = lower($1) AND kind = 'user'""",
             username,
         )
     # verify_password costs the same with no account (a dummy hash): no timing tells them apart
     if not await verify_password(row["password_hash"] if row else None, password) or row is None:
+        await password_throttle.failed(pool, username)
         raise InvalidBasicCredentials()
     return Viewer(row["id"], row["name"], row["is_admin"], ALL_SCOPES, BY_PASSWORD)
 

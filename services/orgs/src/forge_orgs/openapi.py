@@ -167,11 +167,12 @@ _ERRORS = {
     "409": "A repository of that name already exists",
     "413": "Request body too large",
     "422": "Validation failed; `errors` names the field",
+    "429": "Too many failed passwords for this account (basic authentication); see Retry-After",
 }
 # What the middleware answers on any route before the handler runs: a malformed or unknown token
-# (401), a token without the route's scope (403, docs/accounts.md "Scopes"), and a request body
-# that is cut short (400), late (408) or over the limit (413).
-_REQUEST = "400 401 403 408 413"
+# (401), a token without the route's scope (403, docs/accounts.md "Scopes"), too many wrong
+# passwords (429), and a request body that is cut short (400), late (408) or over the limit (413).
+_REQUEST = "400 401 403 408 413 429"
 _CACHE_HEADERS = {
     "ETag": {"schema": _STR, "description": "per viewer"},
     "Cache-Control": {"schema": {"const": "private"}},

@@ -43,6 +43,7 @@ _REQUEST_ERRORS = {
     "403": error('the token lacks the scope (docs/accounts.md "Scopes")'),
     "408": error("the request body did not arrive in time"),
     "413": error("the request body is over the limit"),
+    "429": error("too many wrong passwords for the account (basic authentication)"),
 }
 _READ_ERRORS = {"404": error("no such repository, release or asset (or not visible)")}
 _WRITE_ERRORS = {

@@ -34,6 +34,9 @@ REQUEST_ERRORS = {
     "403": error('PermissionDenied: the token lacks the scope (docs/accounts.md "Scopes")'),
     "408": error("RequestTimeout: the request body did not arrive in time"),
     "413": error("PayloadTooLarge: the request body is over the limit"),
+    "429": error(
+        "TooManyRequests: too many wrong passwords for the account (basic authentication)"
+    ),
 }
 ACCESS_ERRORS = {
     "401": error("AuthTokenMissing (private repository, nobody signed in) or AuthTokenInvalid"),
