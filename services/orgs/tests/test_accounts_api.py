@@ -176,7 +176,9 @@ async def test_current_user_is_the_caller_with_private_fields_only_for_them(acct
 # --- users ---------------------------------------------------------------------------------
 
 
-async def test_site_admin_creates_a_user_others_are_refused_in_gitea_words(acct: Api) -> None:
+async def test_site_admin_creates_a_user_others_are_refused_in_gitea_words(
+    acct: Api, db: Any
+) -> None:
     body = {"username": "newbie", "email": "newbie@example.com", "password": "s3cret-enough"}
     assert (await acct.post("/admin/users", json=body)).status == 401
     refused = await acct.post("/admin/users", as_="owner", json=body)
@@ -184,6 +186,9 @@ async def test_site_admin_creates_a_user_others_are_refused_in_gitea_words(acct:
     assert refused.json == {"message": "user should be the site admin"}
     made = await acct.post("/admin/users", as_="admin", json=body)
     assert made.status == 201
+    assert await db.fetchval(  # Gitea's API default: the new user changes the password first
+        "SELECT must_change_password FROM core.accounts WHERE name = 'newbie'"
+    )
     assert made.json["login"] == "newbie" and made.json["email"] == "newbie@example.com"
     again = await acct.post("/admin/users", as_="admin", json={**body, "email": "x@example.com"})
     assert again.status == 422
