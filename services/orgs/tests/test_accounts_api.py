@@ -456,5 +456,6 @@ async def test_read_scopes_read_and_write_scopes_write(acct: Api) -> None:
     )
     writer = {"Authorization": f"token {made.json['sha1']}"}
     assert (await acct.post("/orgs/pub/teams", headers=writer, json={"name": "x"})).status == 201
+    assert (await acct.get("/openapi.json", headers=reader)).status == 200  # needs no scope
     # Gitea files POST /user/repos under `user`
     assert (await acct.post("/user/repos", headers=writer, json={"name": "r"})).status == 403
