@@ -212,6 +212,37 @@ async def test_site_admin_creates_a_user_others_are_refused_in_gitea_words(
     assert me.status == 200 and me.json["login"] == "newbie"
 
 
+async def test_site_admin_edits_and_deletes_users(acct: Api, db: Any) -> None:
+    edit = {
+        "full_name": "Olive O.",
+        "email": "olive@example.com",
+        "admin": True,
+        "password": "a-new-password",
+    }
+    assert (await acct.call("PATCH", "/admin/users/olive", as_="owner", json=edit)).status == 403
+    assert (await acct.call("PATCH", "/admin/users/nobody", as_="admin", json=edit)).status == 404
+    done = await acct.call("PATCH", "/admin/users/olive", as_="admin", json=edit)
+    assert done.status == 200
+    assert done.json["full_name"] == "Olive O." and done.json["is_admin"] is True
+    me = await acct.get("/user", headers={"Authorization": basic("olive", "a-new-password")})
+    assert me.status == 200 and me.json["is_admin"] is True
+    taken = await acct.call(
+        "PATCH", "/admin/users/mia", as_="admin", json={"email": "OLIVE@example.com"}
+    )
+    assert taken.status == 422
+    assert taken.json["message"] == "e-mail already in use [email: OLIVE@example.com]"
+    weak = await acct.call("PATCH", "/admin/users/mia", as_="admin", json={"password": "short"})
+    assert weak.status == 400
+    # Gitea's rules for deleting: repositories only with purge, never the last owner
+    await acct.post("/user/repos", as_="stranger", json={"name": "keep"})
+    kept = await acct.delete("/admin/users/stan", as_="admin")
+    assert kept.status == 422 and "still has ownership of repositories" in kept.json["message"]
+    assert (await acct.delete("/admin/users/stan?purge=true", as_="admin")).status == 204
+    assert (await acct.get("/users/stan")).status == 404
+    assert (await acct.delete("/admin/users/olive", as_="admin")).status == 422  # owns pub, ...
+    assert (await acct.delete("/admin/users/colin", as_="member")).status == 403
+
+
 async def test_password_guessing_is_slowed_per_account_for_every_replica(
     acct: Api, monkeypatch: Any
 ) -> None:

@@ -105,6 +105,8 @@ async def _exercise_account_administration(api):
         ("GET", "/users/olive/tokens", None, olive, None, 200),
         ("POST", "/users/olive/tokens", None, olive, {"name": "ci", "scopes": ["all"]}, 201),
         ("DELETE", "/users/olive/tokens/ci", None, olive, None, 204),
+        ("PATCH", "/admin/users/newbie", "admin", None, {"full_name": "New Bie"}, 200),
+        ("DELETE", "/admin/users/newbie", "admin", None, None, 204),
     ]
     for method, path, as_, headers, body, status in calls:
         reply = await api.call(method, path, as_=as_, headers=headers, json=body)

@@ -137,6 +137,18 @@ SCHEMAS: JSON = {
         },
         ("username", "email", "password"),
     ),
+    "EditUserOption": _open(
+        {
+            "email": _NULL_STR,
+            "full_name": _NULL_STR,
+            "website": _NULL_STR,
+            "location": _NULL_STR,
+            "description": _NULL_STR,
+            "password": {**_NULL_STR, "description": "empty: unchanged"},
+            "must_change_password": _NULL_BOOL,
+            "admin": _NULL_BOOL,
+        },
+    ),
     "CreateOrgOption": _open(
         {
             "username": _STR,
@@ -200,6 +212,27 @@ def paths(op: Any, params: Any) -> JSON:
                 "400 401 403 413 422",
                 body="CreateUserOption",
             ),
+        },
+        "/admin/users/{username}": {
+            "parameters": params("username"),
+            "patch": op(
+                "Edit a user (site admins)",
+                "200",
+                ref("GiteaUser"),
+                "400 401 403 404 413 422",
+                body="EditUserOption",
+            ),
+            "delete": {
+                **op("Delete a user (site admins)", "204", None, "401 403 404 422"),
+                "parameters": [
+                    {
+                        "name": "purge",
+                        "in": "query",
+                        "schema": _STR,
+                        "description": "true: delete the user's repositories with them",
+                    },
+                ],
+            },
         },
         "/user": {
             "get": op("The signed-in user", "200", ref("GiteaUser"), "401", headers=private),

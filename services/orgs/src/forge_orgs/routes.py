@@ -33,6 +33,8 @@ def add_routes(app: web.Application) -> None:
             # Gitea's account administration (docs/accounts.md)
             web.get(f"{V1}/version", accounts.version),
             web.post(f"{V1}/admin/users", accounts.create_user),
+            web.patch(f"{V1}/admin/users/{{username}}", accounts.edit_user),
+            web.delete(f"{V1}/admin/users/{{username}}", accounts.delete_user),
             web.get(f"{V1}/user", accounts.current_user),
             web.post(f"{V1}/user/repos", org_admin.create_user_repo),
             web.get(f"{V1}/users/{{username}}", accounts.get_user),

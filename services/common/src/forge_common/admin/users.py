@@ -132,6 +132,36 @@ async def set_password(
     )
 
 
+USER_EDITABLE = (
+    "email",
+    "full_name",
+    "website",
+    "location",
+    "description",
+    "is_admin",
+    "password_hash",
+    "must_change_password",
+)
+
+
+async def update_user(conn: Conn, user: Account, changes: dict[str, object]) -> Account:
+    """Apply `changes` (columns of USER_EDITABLE, already validated); 422 when the new e-mail is
+    another user's."""
+    email = changes.get("email")
+    if isinstance(email, str) and email.lower() != user.email.lower():
+        check_email(email)
+        if await email_taken(conn, email):
+            raise Unprocessable(f"e-mail already in use [email: {email}]", field="email")
+    if changes:
+        sets = ", ".join(f"{column} = ${i}" for i, column in enumerate(changes, start=2))
+        await conn.execute(
+            f"UPDATE core.accounts SET {sets} WHERE id = $1", user.id, *changes.values()
+        )
+    updated = await account_by_name(conn, user.name)
+    assert updated is not None
+    return updated
+
+
 @dataclass(frozen=True, slots=True)
 class UserRow:
     id: int

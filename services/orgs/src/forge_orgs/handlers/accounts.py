@@ -57,9 +57,7 @@ async def _account(request: web.Request, viewer: Viewer) -> Account:
 
 
 async def create_user(request: web.Request) -> web.Response:
-    viewer = signed_in(request)
-    if not viewer.is_admin:
-        raise PermissionDenied("user should be the site admin")  # Gitea's reqSiteAdmin
+    viewer = _site_admin(request)
     data = await read_json_object(request)
     name = required_str(data, "username")
     email = required_str(data, "email")
@@ -86,6 +84,60 @@ async def create_user(request: web.Request) -> web.Response:
         )
     data_out = gitea_shapes.user(base_url(request), account, viewer)
     return json_response(data_out, status=201, headers=NO_STORE)
+
+
+def _site_admin(request: web.Request) -> Viewer:
+    viewer = signed_in(request)
+    if not viewer.is_admin:
+        raise PermissionDenied("user should be the site admin")  # Gitea's reqSiteAdmin
+    return viewer
+
+
+async def _user_of_path(request: web.Request) -> Account:
+    user = await users.user_by_name(request.app[DB_POOL], request.match_info["username"])
+    if user is None:
+        raise TargetNotFound()
+    return user
+
+
+async def edit_user(request: web.Request) -> web.Response:
+    """Gitea's `PATCH /admin/users/{username}` (EditUserOption): only the fields given change."""
+    viewer = _site_admin(request)
+    user = await _user_of_path(request)
+    data = await read_json_object(request)
+    changes: dict[str, object] = {}
+    for field in ("email", "full_name", "website", "location", "description"):
+        value = optional_str(data, field)
+        if value is not None:
+            if len(value) > 255:
+                raise Unprocessable(f"{field} must be at most 255 characters", field=field)
+            changes[field] = value
+    admin = optional_bool(data, "admin")
+    if admin is not None:
+        changes["is_admin"] = admin
+    must_change = optional_bool(data, "must_change_password")
+    if must_change is not None:
+        changes["must_change_password"] = must_change
+    password = optional_str(data, "password")
+    if password:  # Gitea: an empty password leaves it as it was
+        problem = password_problem(password)
+        if problem is not None:
+            raise InvalidInput(f"password {problem}")
+        changes["password_hash"] = await hash_password(password)
+    async with transaction(request.app[DB_POOL]) as conn:
+        updated = await users.update_user(conn, user, changes)
+    return json_response(gitea_shapes.user(base_url(request), updated, viewer), headers=NO_STORE)
+
+
+async def delete_user(request: web.Request) -> web.Response:
+    """Gitea's `DELETE /admin/users/{username}[?purge=true]`: a user who owns repositories only
+    with purge (they go too); the last owner of an organization never."""
+    _site_admin(request)
+    user = await _user_of_path(request)
+    purge = request.query.get("purge", "").lower() == "true"
+    async with transaction(request.app[DB_POOL]) as conn:
+        await users.delete_user(conn, user, purge=purge)
+    return web.Response(status=204)
 
 
 async def current_user(request: web.Request) -> web.Response:
