@@ -99,4 +99,8 @@ out.deleteToken = await status(() => carolBasic.users.userDeleteAccessToken("car
 out.removeMember = await status(() => carol.orgs.orgDeleteMember("carolco", "dave"));
 out.daveAfter = await status(() => dave.repos.repoGet("carolco", "desktop"));
 out.deleteRepo = await status(() => carol.repos.repoDelete("carol", "notes"));
+out.editedUser = (
+  await admin.admin.adminEditUser("erin", { login_name: "erin", source_id: 0, full_name: "Erin E." })
+).data.full_name;
+out.deleteUser = await status(() => admin.admin.adminDeleteUser("erin"));
 console.log(JSON.stringify(out));

@@ -41,3 +41,5 @@ def test_gitea_js_sets_up_a_team_and_a_scoped_token_cannot_publish(
     # no longer a member of the private organization: the repository does not exist for dave
     assert out["daveAfter"]["status"] == 404
     assert out["deleteRepo"] == {"status": 204}
+    assert out["editedUser"] == "Erin E."
+    assert out["deleteUser"] == {"status": 204}
