@@ -11,6 +11,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from forge_plugin_sdk import EVENT_TYPES
 from plugin.v1 import plugin_pb2, plugin_pb2_grpc
 
 TIMEOUT = 10.0
@@ -58,7 +59,7 @@ async def test_buf_curl_reads_the_event_recorder_manifest(recorder_child, schema
     manifest = await _buf_curl(recorder_child.port, "GetManifest", "{}", *schema)
     assert manifest["name"] == "event-recorder"
     assert manifest["subscribedEvents"][0] == "release.created"
-    assert len(manifest["subscribedEvents"]) == 14
+    assert len(manifest["subscribedEvents"]) == len(EVENT_TYPES)
     assert {"method": "GET", "path": "/events"} in [
         {k: r[k] for k in ("method", "path")} for r in manifest["routes"]
     ]

@@ -7,6 +7,8 @@ from __future__ import annotations
 import jsonschema
 from forge_orgs.app import create_app
 
+from .accounts_support import basic, give_password
+
 
 async def test_openapi_document_is_openapi_3_1_with_valid_schemas(ro_api):
     doc = await ro_api.document()
@@ -61,9 +63,51 @@ async def test_openapi_every_operation_answers_as_documented(api, ids):
     for method, path, body, status in calls:
         reply = await api.call(method, path, as_="owner", json=body)
         assert reply.status == status, (method, path, reply.raw)
+    await _exercise_account_administration(api)
     doc = await api.document()
     operations = {
         (m.upper(), p) for p, item in doc["paths"].items() for m in item if m != "parameters"
     }
     exercised = {(m, t) for m, t, s in api.checked if s.startswith("2")}
     assert operations <= exercised
+
+
+async def _exercise_account_administration(api):
+    """Every operation of docs/accounts.md once, with its success status."""
+    new_user = {"username": "newbie", "email": "newbie@example.com", "password": "newbie-pass-1"}
+    await give_password(api, "olive", "olive-password")
+    olive = {"Authorization": basic("olive", "olive-password")}
+    calls = [
+        ("POST", "/admin/users", "admin", None, new_user, 201),
+        ("GET", "/user", "owner", None, None, 200),
+        ("POST", "/user/repos", "owner", None, {"name": "mine"}, 201),
+        ("POST", "/orgs", "owner", None, {"username": "fresh"}, 201),
+        ("POST", "/orgs/fresh/repos", "owner", None, {"name": "app", "private": True}, 201),
+        ("GET", "/orgs/fresh/teams", "owner", None, None, 200),
+        ("POST", "/orgs/fresh/teams", "owner", None, {"name": "ci", "permission": "write"}, 201),
+    ]
+    team_id = None
+    for method, path, as_, headers, body, status in calls:
+        reply = await api.call(method, path, as_=as_, headers=headers, json=body)
+        assert reply.status == status, (method, path, reply.raw)
+        if path.endswith("/teams") and method == "POST":
+            team_id = reply.json["id"]
+    calls = [
+        ("GET", "/users/olive", None, None, None, 200),
+        ("GET", "/version", None, None, None, 200),
+        ("GET", "/orgs/fresh", "owner", None, None, 200),
+        ("GET", f"/teams/{team_id}", "owner", None, None, 200),
+        ("PUT", f"/teams/{team_id}/members/mia", "owner", None, None, 204),
+        ("PUT", f"/teams/{team_id}/repos/fresh/app", "owner", None, None, 204),
+        ("DELETE", f"/teams/{team_id}/repos/fresh/app", "owner", None, None, 204),
+        ("DELETE", f"/teams/{team_id}/members/mia", "owner", None, None, 204),
+        ("DELETE", "/orgs/fresh/members/mia", "owner", None, None, 204),
+        ("GET", "/users/olive/tokens", None, olive, None, 200),
+        ("POST", "/users/olive/tokens", None, olive, {"name": "ci", "scopes": ["all"]}, 201),
+        ("DELETE", "/users/olive/tokens/ci", None, olive, None, 204),
+        ("PATCH", "/admin/users/newbie", "admin", None, {"full_name": "New Bie"}, 200),
+        ("DELETE", "/admin/users/newbie", "admin", None, None, 204),
+    ]
+    for method, path, as_, headers, body, status in calls:
+        reply = await api.call(method, path, as_=as_, headers=headers, json=body)
+        assert reply.status == status, (method, path, reply.raw)

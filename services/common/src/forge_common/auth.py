@@ -1,18 +1,33 @@
-"""Token authentication: `Authorization: token X` or `Bearer X`.
+"""Authentication: `Authorization: token X`, `Bearer X`, or `Basic` (a user's name and password,
+or a token as the password, as Gitea accepts on its API).
 
-Only SHA-256 digests of tokens are stored. A request with a token we do not know is 401
+Only SHA-256 digests of tokens are stored. A request with a credential we do not know is 401
 `AuthTokenInvalid`, never served as anonymous: a typo must not silently downgrade a caller.
+A token acts only within its scopes (`scopes.py`); a password acts with every right of its user
+(Gitea's scope `all`), as Gitea's basic authentication does.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 from dataclasses import dataclass
 
 from aiohttp import web
 
+from . import password_throttle
 from .errors import AuthTokenInvalid
 from .keys import DB_POOL
+from .passwords import MAX_LENGTH as MAX_PASSWORD_LENGTH
+from .passwords import verify_password
+
+ALL_SCOPES: frozenset[str] = frozenset({"all"})
+
+# How the caller proved who they are: Gitea's token routes (`/api/v1/users/{user}/tokens`) want
+# a password, so a stolen token cannot mint itself successors.
+BY_TOKEN = "token"  # noqa: S105 - a method's name, not a secret
+BY_PASSWORD = "password"  # noqa: S105 - a method's name, not a secret
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,10 +37,22 @@ class Viewer:
     id: int
     login: str
     is_admin: bool = False
+    scopes: frozenset[str] = ALL_SCOPES
+    method: str = BY_TOKEN
 
 
 VIEWER = web.RequestKey("viewer", Viewer)
 _SCHEMES = {"token", "bearer"}
+# A Gitea client that sends a token as basic auth may put it in the user name, with this password
+# or none (Gitea's services/auth/basic.go reads it the same way).
+_TOKEN_AS_USERNAME_PASSWORDS = {"", "x-oauth-basic"}
+
+
+class InvalidBasicCredentials(AuthTokenInvalid):
+    """One answer for a wrong password, a missing user and a bad token: nothing to tell apart."""
+
+    def __init__(self) -> None:
+        super().__init__("invalid username, password or token")
 
 
 def hash_token(token: str) -> bytes:
@@ -48,21 +75,82 @@ def parse_authorization(header: str) -> str:
     return token
 
 
+def parse_basic(header: str) -> tuple[str, str] | None:
+    """(user name, password) of a `Basic` header; None when the scheme is another one. A Basic
+    header that does not decode is an invalid credential."""
+    scheme, _, encoded = header.strip().partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    encoded = encoded.strip()
+    if not encoded or len(encoded) > 2 * MAX_PASSWORD_LENGTH:
+        raise InvalidBasicCredentials()
+    try:
+        decoded = base64.b64decode(encoded, validate=True).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raise InvalidBasicCredentials() from None
+    username, colon, password = decoded.partition(":")
+    if not colon or not decoded.isprintable():
+        raise InvalidBasicCredentials()
+    return username, password
+
+
 def viewer_of(request: web.Request) -> Viewer | None:
     return request.get(VIEWER)
 
 
-async def authenticate(request: web.Request) -> None:
-    """Set the request's viewer from its token; no `Authorization` header means anonymous."""
-    header = request.headers.get("Authorization")
-    if header is not None:
-        token = parse_authorization(header)
-        row = await request.app[DB_POOL].fetchrow(
-            """SELECT a.id, a.name, a.is_admin
-                 FROM core.access_tokens t JOIN core.accounts a ON a.id = t.user_id
-                WHERE t.token_sha256 = $1""",
-            hash_token(token),
+# One statement: the lookup, and Gitea's "last used" time, written at most once a minute per
+# token (so a busy CI token does not write on every request, and concurrent requests find it fresh
+# after the first one's write).
+_TOKEN_SQL = """
+WITH found AS (SELECT id, user_id, scopes, last_used_at
+                 FROM core.access_tokens WHERE token_sha256 = $1),
+     touched AS (UPDATE core.access_tokens SET last_used_at = now()
+                  WHERE id = (SELECT id FROM found)
+                    AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute'))
+SELECT a.id, a.name, a.is_admin, found.scopes
+  FROM found JOIN core.accounts a ON a.id = found.user_id"""  # noqa: S105
+
+
+async def _by_token(request: web.Request, token: str) -> Viewer | None:
+    row = await request.app[DB_POOL].fetchrow(_TOKEN_SQL, hash_token(token))
+    if row is None:
+        return None
+    return Viewer(row["id"], row["name"], row["is_admin"], frozenset(row["scopes"]))
+
+
+async def _by_basic(request: web.Request, username: str, password: str) -> Viewer:
+    """Gitea's order: the password (or the user name) as a token first, then the password."""
+    as_token = username if password in _TOKEN_AS_USERNAME_PASSWORDS else password
+    if as_token and len(as_token) <= 512:
+        viewer = await _by_token(request, as_token)
+        if viewer is not None:
+            return viewer
+    pool = request.app[DB_POOL]
+    await password_throttle.check(pool, username)  # 429 while the name has used up its tries
+    row = None
+    if 0 < len(username) <= 40:
+        row = await pool.fetchrow(
+            """SELECT id, name, is_admin, password_hash FROM core.accounts
+                WHERE lower(name) = lower($1) AND kind = 'user'""",
+            username,
         )
-        if row is None:
-            raise AuthTokenInvalid()
-        request[VIEWER] = Viewer(row["id"], row["name"], row["is_admin"])
+    # verify_password costs the same with no account (a dummy hash): no timing tells them apart
+    if not await verify_password(row["password_hash"] if row else None, password) or row is None:
+        await password_throttle.failed(pool, username)
+        raise InvalidBasicCredentials()
+    return Viewer(row["id"], row["name"], row["is_admin"], ALL_SCOPES, BY_PASSWORD)
+
+
+async def authenticate(request: web.Request) -> None:
+    """Set the request's viewer from its credential; no `Authorization` header means anonymous."""
+    header = request.headers.get("Authorization")
+    if header is None:
+        return
+    basic = parse_basic(header)
+    if basic is not None:
+        request[VIEWER] = await _by_basic(request, *basic)
+        return
+    viewer = await _by_token(request, parse_authorization(header))
+    if viewer is None:
+        raise AuthTokenInvalid()
+    request[VIEWER] = viewer

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from . import logs
+from .admin.cli import add_admin_commands, main_admin
 from .app import create_app
 from .config import ConfigError, Settings
 from .db import connect
@@ -56,6 +57,7 @@ def build_parser(services: dict[str, Service]) -> argparse.ArgumentParser:
     dev.add_argument("--host", default="127.0.0.1")
     dev.add_argument("--port", type=int, default=8080)
 
+    add_admin_commands(commands)
     for service in services.values():
         if service.add_commands is not None:
             service.add_commands(commands)
@@ -149,6 +151,8 @@ def main(argv: Sequence[str] | None = None, env: dict[str, str] | None = None) -
             return result
         if args.command == "dev":
             return _dev(args, env, services)
+        if args.command == "admin":
+            return main_admin(args, env, lambda url: run_migrations(url, services))
         settings = Settings.from_env(env)
         if args.command == "db":
             count = asyncio.run(run_migrations(settings.database_url, services))

@@ -132,6 +132,21 @@ class EmbeddedPostgres:
         log.info("embedded PostgreSQL at %s", self.url)
         return self.url
 
+    def running_url(self) -> str | None:
+        """The URL of a server already running on this cluster (a `forge dev` in the same folder,
+        on a port we learn from its postmaster.pid), or None. `forge admin` works through it
+        rather than starting a second server on the same files."""
+        pid_file = self.data_dir / "pgdata" / "postmaster.pid"
+        if self._bindir is None or not pid_file.exists():
+            return None
+        try:
+            self._run("pg_ctl", "-D", str(self.data_dir / "pgdata"), "status")
+            lines = pid_file.read_text().splitlines()
+            port = int(lines[3])
+        except (EmbeddedPostgresError, OSError, IndexError, ValueError):
+            return None
+        return f"postgresql://postgres@127.0.0.1:{port}/{self.database}"
+
     def _stop_leftover(self, pgdata: Path) -> None:
         """A server of an earlier run that was killed before it could stop its cluster is still
         running in our folder (on a port we no longer know): stop it, then start afresh."""

@@ -17,7 +17,7 @@ import time
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from .auth import authenticate
+from .auth import VIEWER, authenticate
 from .body import receive_body, wants_body_received
 from .errors import ApiError, MethodNotAllowed, NotFound, PayloadTooLarge
 from .keys import SETTINGS
@@ -25,6 +25,7 @@ from .logs import request_id_var
 from .metrics import METRICS
 from .outage import database, is_database_down
 from .render import json_response
+from .scopes import check_scopes
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,9 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
     token = request_id_var.set(request_id)
     try:
         await authenticate(request)
+        viewer = request.get(VIEWER)
+        if viewer is not None and "all" not in viewer.scopes:
+            check_scopes(viewer.scopes, request.method, request.path)
         if wants_body_received(request):
             await receive_body(request, request.app[SETTINGS].body_read_timeout)
         response = await handler(request)

@@ -22,8 +22,14 @@ TOKEN_SECURITY = {
         "type": "apiKey",
         "in": "header",
         "name": "Authorization",
-        "description": "`token <t>` or `Bearer <t>`",
-    }
+        "description": "`token <t>` or `Bearer <t>`; a token acts within its scopes",
+    },
+    "basic": {
+        "type": "http",
+        "scheme": "basic",
+        "description": "a user's name and password (every right of the user), or a token as "
+        "the password",
+    },
 }
 # A document is the same for every caller: shared caches may keep it, revalidating by ETag.
 PUBLIC = {"Cache-Control": "public, no-cache"}
@@ -47,7 +53,7 @@ def document(
         "info": info,
         "servers": [{"url": server}],
         "components": {"securitySchemes": TOKEN_SECURITY, "schemas": schemas},
-        "security": [{}, {"token": []}],
+        "security": [{}, {"token": []}, {"basic": []}],
         "paths": paths,
     }
 

@@ -29,6 +29,17 @@ EVENT_TYPES = frozenset(
         "org.pin_group.deleted",
         "org.member.publicized",
         "org.member.concealed",
+        "org.created",
+        "org.member.added",
+        "org.member.removed",
+        "team.created",
+        "team.member.added",
+        "team.member.removed",
+        "repository.created",
+        "repository.updated",
+        "repository.deleted",
+        "repository.collaborator.added",
+        "repository.collaborator.removed",
     }
 )
 

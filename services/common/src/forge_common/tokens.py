@@ -92,3 +92,23 @@ async def delete_token(db: Queryable, user_id: int, token_id_or_name: int | str)
             token_id_or_name,
         )
     return status != "DELETE 0"
+
+
+class ScopeError(ValueError):
+    """A scope forge does not know; the message is Gitea's."""
+
+
+def normalize_scopes(names: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """Gitea's normalisation: blanks dropped, `all` alone when present, `read:X` dropped beside
+    `write:X`, sorted; an unknown name raises ScopeError with Gitea's message."""
+    wanted = {name.strip() for name in names if name.strip()}
+    unknown = sorted(wanted - KNOWN_SCOPES)
+    if unknown:
+        raise ScopeError(
+            f"invalid access token scope provided: invalid access token scope: {unknown[0]} "
+            f"(known: {', '.join(sorted(KNOWN_SCOPES))})"
+        )
+    if SCOPE_ALL in wanted:
+        return (SCOPE_ALL,)
+    kept = {s for s in wanted if not (s.startswith("read:") and f"write:{s[5:]}" in wanted)}
+    return tuple(sorted(kept))

@@ -11,6 +11,7 @@ from forge_common import openapi
 from forge_common.auth import viewer_of
 from forge_common.openapi import JSON, error_responses, object_schema, ref
 
+from . import openapi_accounts
 from .caching import cached_json
 from .payloads import MAX_GROUP_NAME
 
@@ -160,15 +161,18 @@ _ERRORS = {
     "304": "Not modified (If-None-Match matched the ETag)",
     "400": "Malformed JSON body, or a request body cut short",
     "401": "Not signed in, or a malformed or unknown token",
-    "403": "Not allowed",
+    "403": "Not allowed, or the token lacks the route's scope",
     "404": "Not found, or not visible to the caller",
     "408": "The request body did not arrive in time",
+    "409": "A repository of that name already exists",
     "413": "Request body too large",
     "422": "Validation failed; `errors` names the field",
+    "429": "Too many failed passwords for this account (basic authentication); see Retry-After",
 }
 # What the middleware answers on any route before the handler runs: a malformed or unknown token
-# (401), and a request body that is cut short (400), late (408) or over the limit (413).
-_REQUEST = "400 401 408 413"
+# (401), a token without the route's scope (403, docs/accounts.md "Scopes"), too many wrong
+# passwords (429), and a request body that is cut short (400), late (408) or over the limit (413).
+_REQUEST = "400 401 403 408 413 429"
 _CACHE_HEADERS = {
     "ETag": {"schema": _STR, "description": "per viewer"},
     "Cache-Control": {"schema": {"const": "private"}},
@@ -301,8 +305,8 @@ def document() -> JSON:
         title="Organization profile API",
         version="1",
         server="/api/v1",
-        schemas=SCHEMAS,
-        paths=PATHS,
+        schemas={**SCHEMAS, **openapi_accounts.SCHEMAS},
+        paths={**PATHS, **openapi_accounts.paths(_op, _params)},
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from . import openapi
-from .handlers import groups, pins, profile
+from .handlers import accounts, groups, org_admin, pins, profile
 from .pages import handlers as pages
 
 V1 = "/api/v1"
@@ -30,6 +30,28 @@ def add_routes(app: web.Application) -> None:
             web.delete(f"{V1}/orgs/{{org}}/pinned/groups/{{id}}", groups.delete_group),
             web.delete(f"{V1}/orgs/{{org}}/pinned/{{repo}}", pins.remove_pin),
             web.get(f"{V1}/orgs/{{org}}/overview", profile.overview),
+            # Gitea's account administration (docs/accounts.md)
+            web.get(f"{V1}/version", accounts.version),
+            web.post(f"{V1}/admin/users", accounts.create_user),
+            web.patch(f"{V1}/admin/users/{{username}}", accounts.edit_user),
+            web.delete(f"{V1}/admin/users/{{username}}", accounts.delete_user),
+            web.get(f"{V1}/user", accounts.current_user),
+            web.post(f"{V1}/user/repos", org_admin.create_user_repo),
+            web.get(f"{V1}/users/{{username}}", accounts.get_user),
+            web.get(f"{V1}/users/{{username}}/tokens", accounts.list_tokens),
+            web.post(f"{V1}/users/{{username}}/tokens", accounts.create_token),
+            web.delete(f"{V1}/users/{{username}}/tokens/{{token}}", accounts.delete_token),
+            web.post(f"{V1}/orgs", org_admin.create_org),
+            web.get(f"{V1}/orgs/{{org}}", org_admin.get_org),
+            web.post(f"{V1}/orgs/{{org}}/repos", org_admin.create_org_repo),
+            web.get(f"{V1}/orgs/{{org}}/teams", org_admin.list_teams),
+            web.post(f"{V1}/orgs/{{org}}/teams", org_admin.create_team),
+            web.delete(f"{V1}/orgs/{{org}}/members/{{username}}", org_admin.remove_member),
+            web.get(f"{V1}/teams/{{id}}", org_admin.get_team),
+            web.put(f"{V1}/teams/{{id}}/members/{{username}}", org_admin.add_team_member),
+            web.delete(f"{V1}/teams/{{id}}/members/{{username}}", org_admin.remove_team_member),
+            web.put(f"{V1}/teams/{{id}}/repos/{{org}}/{{repo}}", org_admin.add_team_repo),
+            web.delete(f"{V1}/teams/{{id}}/repos/{{org}}/{{repo}}", org_admin.remove_team_repo),
             web.get(f"{V1}/orgs/{{org}}/public_members/roles", profile.public_member_roles),
             web.put(f"{V1}/orgs/{{org}}/public_members/{{username}}", profile.publicize_member),
             web.delete(f"{V1}/orgs/{{org}}/public_members/{{username}}", profile.conceal_member),

@@ -12,6 +12,7 @@ from .access_keys import handlers as update_keys
 from .compat import atom as compat_atom
 from .compat import handlers as compat
 from .compat import openapi as compat_openapi
+from .compat import repo_admin
 from .compat import writes as compat_writes
 from .downloads import archives
 from .downloads import handlers as downloads
@@ -133,6 +134,11 @@ def add_compat_routes(app: web.Application) -> None:
             web.get(f"{GITEA}/releases/{{release_id}}/assets", compat.gitea_assets),
             web.get(f"{GITEA}/releases/{{release_id}}/assets/{{asset_id}}", compat.gitea_asset),
             web.get(GITEA, compat.gitea_repo),
+            # Gitea's repository administration (docs/accounts.md)
+            web.patch(GITEA, repo_admin.edit_repo),
+            web.delete(GITEA, repo_admin.delete_repo),
+            web.put(f"{GITEA}/collaborators/{{collaborator}}", repo_admin.add_collaborator),
+            web.delete(f"{GITEA}/collaborators/{{collaborator}}", repo_admin.remove_collaborator),
             web.post(f"{GITEA}/releases", compat_writes.gitea_create),
             web.patch(f"{GITEA}/releases/{{release_id}}", compat_writes.gitea_edit),
             web.delete(f"{GITEA}/releases/{{release_id}}", publish.delete_release),

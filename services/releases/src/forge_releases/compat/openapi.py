@@ -40,8 +40,10 @@ _URI = {"type": "string", "format": "uri"}
 _REQUEST_ERRORS = {
     "400": error("the request body was cut short, or a malformed JSON or multipart body"),
     "401": error("a private repository and nobody signed in, or an unknown token"),
+    "403": error('the token lacks the scope (docs/accounts.md "Scopes")'),
     "408": error("the request body did not arrive in time"),
     "413": error("the request body is over the limit"),
+    "429": error("too many wrong passwords for the account (basic authentication)"),
 }
 _READ_ERRORS = {"404": error("no such repository, release or asset (or not visible)")}
 _WRITE_ERRORS = {
@@ -220,7 +222,11 @@ def _gitea_paths() -> dict[str, Any]:
     one = f"{GITEA}/releases/{{release_id}}/assets/{{asset_id}}"
     return {
         **document_path(GITEA_DOC, "giteaOpenapi", _REQUEST_ERRORS),
-        GITEA: {"get": _op("repoGet", "The repository", [], _read(ref("GiteaRepository"), "R"))},
+        GITEA: {
+            "get": _op("repoGet", "The repository", [], _read(ref("GiteaRepository"), "R")),
+            **_admin_ops(),
+        },
+        f"{GITEA}/collaborators/{{collaborator}}": _collaborator_ops(),
         **_release_paths(_GITEA, ref("GiteaRelease"), attachment),
         one: {
             "get": _op(
@@ -236,6 +242,87 @@ def _gitea_paths() -> dict[str, Any]:
                 _delete_responses(),
             ),
         },
+    }
+
+
+# Repository administration (docs/accounts.md, compat/repo_admin.py): Gitea's EditRepoOption
+# with forge's public_landing and public_releases; the answer is Gitea's full Repository.
+_EDIT_REPO = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "description": {"type": "string"},
+        "private": {"type": "boolean"},
+        "archived": {"type": "boolean"},
+        "public_landing": {"type": "boolean"},
+        "public_releases": {"type": "boolean"},
+    },
+}
+_EDITED = {
+    "type": "object",
+    "required": [
+        "id",
+        "name",
+        "full_name",
+        "private",
+        "archived",
+        "public_landing",
+        "public_releases",
+        "permissions",
+    ],
+    "properties": {
+        "id": {"type": "integer"},
+        "full_name": {"type": "string"},
+        "private": {"type": "boolean"},
+        "public_landing": {"type": "boolean"},
+        "public_releases": {"type": "boolean"},
+    },
+}
+_ADMIN_ERRORS = {
+    "403": error("not an administrator (an owner to delete), or the token lacks the scope"),
+    "404": _READ_ERRORS["404"],
+    "422": error("a field is invalid, the new name is taken, or the user does not exist"),
+}
+
+
+def _admin_ops() -> dict[str, Any]:
+    return {
+        "patch": _op(
+            "repoEdit",
+            "Edit the repository (administrators)",
+            [],
+            {"200": json_content("The repository", _EDITED), **_ADMIN_ERRORS},
+            {"required": True, "content": {"application/json": {"schema": _EDIT_REPO}}},
+        ),
+        "delete": _op(
+            "repoDelete",
+            "Delete the repository with its releases and files (owners)",
+            [],
+            {**_NO_CONTENT, **_ADMIN_ERRORS},
+        ),
+    }
+
+
+def _collaborator_ops() -> dict[str, Any]:
+    who = [path_param("collaborator")]
+    permission = {
+        "type": "object",
+        "properties": {"permission": {"enum": ["read", "write", "admin"]}},
+    }
+    return {
+        "put": _op(
+            "repoAddCollaborator",
+            "Add a collaborator or change their permission (default write)",
+            who,
+            {"204": {"description": "Done"}, **_ADMIN_ERRORS},
+            {"required": False, "content": {"application/json": {"schema": permission}}},
+        ),
+        "delete": _op(
+            "repoDeleteCollaborator",
+            "Remove a collaborator",
+            who,
+            {"204": {"description": "Done"}, **_ADMIN_ERRORS},
+        ),
     }
 
 

@@ -25,13 +25,18 @@ POSITIVE_ID = {"type": "integer", "minimum": 1}
 RELEASE_REF = ref("Release")
 NOT_MODIFIED = {"description": "Not modified (If-None-Match matched the ETag)"}
 # What the middleware answers on any route, before the handler runs (docs/http.md "Errors"): a
-# malformed or unknown token (401, public routes included), and a request body that is cut short
+# malformed or unknown token (401, public routes included), a token without the route's scope
+# (403; routes with a 403 of their own word it for both), and a request body that is cut short
 # (400), does not arrive within the body-read deadline (408) or exceeds MAX_BODY_BYTES (413).
 REQUEST_ERRORS = {
     "400": error("ValInvalidInput: the request body was cut short"),
     "401": error("AuthTokenInvalid: a malformed Authorization header or an unknown token"),
+    "403": error('PermissionDenied: the token lacks the scope (docs/accounts.md "Scopes")'),
     "408": error("RequestTimeout: the request body did not arrive in time"),
     "413": error("PayloadTooLarge: the request body is over the limit"),
+    "429": error(
+        "TooManyRequests: too many wrong passwords for the account (basic authentication)"
+    ),
 }
 ACCESS_ERRORS = {
     "401": error("AuthTokenMissing (private repository, nobody signed in) or AuthTokenInvalid"),

@@ -1,0 +1,130 @@
+"""Organizations and their members (`POST /api/v1/orgs`, `DELETE /api/v1/orgs/{org}/members/...`).
+
+Membership is made through teams, as in Gitea (admin/teams.py); the creator of an organization is
+its first owner."""
+
+from __future__ import annotations
+
+from ..accounts import Account
+from ..db import Conn
+from ..errors import Unprocessable
+from .events import record
+from .users import check_name, insert_account
+
+VISIBILITIES = ("public", "limited", "private")
+
+
+async def create_org(
+    conn: Conn,
+    creator: Account,
+    *,
+    name: str,
+    full_name: str = "",
+    email: str = "",
+    description: str = "",
+    website: str = "",
+    location: str = "",
+    visibility: str = "public",
+) -> Account:
+    check_name(name)
+    if visibility not in VISIBILITIES:
+        raise Unprocessable(
+            "visibility must be one of public, limited, private", field="visibility"
+        )
+    org = await insert_account(
+        conn,
+        "org",
+        name,
+        full_name=full_name,
+        email=email,
+        description=description,
+        website=website,
+        location=location,
+        visibility=visibility,
+    )
+    await conn.execute(
+        "INSERT INTO core.org_members (org_id, user_id, role) VALUES ($1, $2, 'owner')",
+        org.id,
+        creator.id,
+    )
+    await record(
+        conn,
+        "org.created",
+        {"org_id": org.id, "org": org.name, "visibility": visibility},
+        actor_id=creator.id,
+        org_id=org.id,
+    )
+    await record(
+        conn,
+        "org.member.added",
+        {
+            "org_id": org.id,
+            "org": org.name,
+            "user_id": creator.id,
+            "login": creator.name,
+            "role": "owner",
+        },
+        actor_id=creator.id,
+        org_id=org.id,
+    )
+    return org
+
+
+async def ensure_member(conn: Conn, org: Account, user: Account, actor_id: int) -> bool:
+    """Make `user` a member of `org` when they are not one yet; True when they were added."""
+    added = await conn.fetchval(
+        """INSERT INTO core.org_members (org_id, user_id) VALUES ($1, $2)
+           ON CONFLICT DO NOTHING RETURNING true""",
+        org.id,
+        user.id,
+    )
+    if added:
+        await record(
+            conn,
+            "org.member.added",
+            {
+                "org_id": org.id,
+                "org": org.name,
+                "user_id": user.id,
+                "login": user.name,
+                "role": "member",
+            },
+            actor_id=actor_id,
+            org_id=org.id,
+        )
+    return bool(added)
+
+
+async def remove_member(conn: Conn, org: Account, user: Account, actor_id: int) -> bool:
+    """Remove `user` from `org` and from its teams; False when they were no member. The last
+    owner stays (422), as in Gitea, or nobody could manage the organization."""
+    role = await conn.fetchval(
+        "SELECT role FROM core.org_members WHERE org_id = $1 AND user_id = $2 FOR UPDATE",
+        org.id,
+        user.id,
+    )
+    if role is None:
+        return False
+    if role == "owner":
+        owners = await conn.fetchval(
+            "SELECT count(*) FROM core.org_members WHERE org_id = $1 AND role = 'owner'", org.id
+        )
+        if owners <= 1:
+            raise Unprocessable(f"user is the last member of an owner team [uid: {user.id}]")
+    await conn.execute(
+        """DELETE FROM core.team_members tm USING core.teams t
+            WHERE t.id = tm.team_id AND t.org_id = $1 AND tm.user_id = $2""",
+        org.id,
+        user.id,
+    )
+    await conn.execute(
+        "DELETE FROM core.org_members WHERE org_id = $1 AND user_id = $2", org.id, user.id
+    )
+    await record(
+        conn,
+        "org.member.removed",
+        {"org_id": org.id, "org": org.name, "user_id": user.id, "login": user.name},
+        actor_id=actor_id,
+        org_id=org.id,
+    )
+    return True

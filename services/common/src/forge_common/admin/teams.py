@@ -1,0 +1,164 @@
+"""Teams of an organization, their members and repositories (`/api/v1/orgs/{org}/teams`,
+`/api/v1/teams/{id}/...`). Joining a team makes the user a member of the organization, as in
+Gitea; leaving the last team does not end the membership (Gitea's neither)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import asyncpg
+
+from ..accounts import Account, Repository
+from ..db import Conn, Queryable
+from ..errors import Unprocessable
+from .events import record
+from .orgs import ensure_member
+
+PERMISSIONS = ("read", "write", "admin")
+MAX_NAME = 255
+
+
+@dataclass(frozen=True, slots=True)
+class Team:
+    id: int
+    org_id: int
+    name: str
+    description: str
+    permission: str
+
+
+_COLUMNS = "id, org_id, name, description, permission"
+
+
+async def teams_of(db: Queryable, org_id: int) -> list[Team]:
+    rows = await db.fetch(
+        f"SELECT {_COLUMNS} FROM core.teams WHERE org_id = $1 ORDER BY lower(name), id", org_id
+    )
+    return [Team(**dict(row)) for row in rows]
+
+
+async def team_with_org_name(db: Queryable, team_id: int) -> tuple[Team, str] | None:
+    """The team and its organization's name, in one query."""
+    row = await db.fetchrow(
+        """SELECT t.id, t.org_id, t.name, t.description, t.permission, o.name AS org_name
+             FROM core.teams t JOIN core.accounts o ON o.id = t.org_id WHERE t.id = $1""",
+        team_id,
+    )
+    if row is None:
+        return None
+    values = dict(row)
+    org_name = values.pop("org_name")
+    return Team(**values), org_name
+
+
+async def create_team(
+    conn: Conn, org: Account, actor_id: int, *, name: str, description: str, permission: str
+) -> Team:
+    if not name.strip() or len(name) > MAX_NAME or not name.isprintable():
+        raise Unprocessable(f"name must be 1 to {MAX_NAME} printable characters", field="name")
+    if permission not in PERMISSIONS:
+        raise Unprocessable("permission must be one of read, write, admin", field="permission")
+    try:
+        async with conn.transaction():
+            row = await conn.fetchrow(
+                f"""INSERT INTO core.teams (org_id, name, description, permission)
+                    VALUES ($1, $2, $3, $4) RETURNING {_COLUMNS}""",
+                org.id,
+                name,
+                description,
+                permission,
+            )
+    except asyncpg.UniqueViolationError:
+        raise Unprocessable(
+            f"team already exists [org_id: {org.id}, name: {name}]", field="name"
+        ) from None
+    assert row is not None
+    team = Team(**dict(row))
+    await record(
+        conn,
+        "team.created",
+        {
+            "org_id": org.id,
+            "org": org.name,
+            "team_id": team.id,
+            "team": team.name,
+            "permission": permission,
+        },
+        actor_id=actor_id,
+        org_id=org.id,
+    )
+    return team
+
+
+async def add_team_member(
+    conn: Conn, org: Account, team: Team, user: Account, actor_id: int
+) -> bool:
+    await ensure_member(conn, org, user, actor_id)
+    added = await conn.fetchval(
+        """INSERT INTO core.team_members (team_id, user_id) VALUES ($1, $2)
+           ON CONFLICT DO NOTHING RETURNING true""",
+        team.id,
+        user.id,
+    )
+    if added:
+        await record(
+            conn,
+            "team.member.added",
+            {
+                "org_id": org.id,
+                "org": org.name,
+                "team_id": team.id,
+                "team": team.name,
+                "user_id": user.id,
+                "login": user.name,
+            },
+            actor_id=actor_id,
+            org_id=org.id,
+        )
+    return bool(added)
+
+
+async def remove_team_member(
+    conn: Conn, org: Account, team: Team, user: Account, actor_id: int
+) -> bool:
+    removed = await conn.fetchval(
+        "DELETE FROM core.team_members WHERE team_id = $1 AND user_id = $2 RETURNING true",
+        team.id,
+        user.id,
+    )
+    if removed:
+        await record(
+            conn,
+            "team.member.removed",
+            {
+                "org_id": org.id,
+                "org": org.name,
+                "team_id": team.id,
+                "team": team.name,
+                "user_id": user.id,
+                "login": user.name,
+            },
+            actor_id=actor_id,
+            org_id=org.id,
+        )
+    return bool(removed)
+
+
+async def is_team_member(db: Queryable, team_id: int, user_id: int) -> bool:
+    return bool(
+        await db.fetchval(
+            "SELECT EXISTS (SELECT 1 FROM core.team_members WHERE team_id = $1 AND user_id = $2)",
+            team_id,
+            user_id,
+        )
+    )
+
+
+async def set_team_repo(conn: Conn, team: Team, repo: Repository, *, present: bool) -> bool:
+    """Add (or remove) a repository of the team's organization; True when it changed."""
+    if present:
+        sql = """INSERT INTO core.team_repos (team_id, repo_id) VALUES ($1, $2)
+                 ON CONFLICT DO NOTHING RETURNING true"""
+    else:
+        sql = "DELETE FROM core.team_repos WHERE team_id = $1 AND repo_id = $2 RETURNING true"
+    return bool(await conn.fetchval(sql, team.id, repo.id))

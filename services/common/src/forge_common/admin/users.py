@@ -1,0 +1,206 @@
+"""Users: create, change the password, list, delete (`forge admin user`, `POST
+/api/v1/admin/users`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import asyncpg
+
+from ..accounts import Account, account_by_name
+from ..db import Conn, Queryable
+from ..errors import Unprocessable
+from ..names import is_account_name
+
+# Names that would shadow a route of this server (`/user/login`, `/api/...`, `/avatars/...`) or
+# that Gitea reserves: no account may take them. Gitea answers 422 "name is reserved".
+RESERVED_NAMES = frozenset(
+    {
+        "admin",
+        "api",
+        "assets",
+        "avatars",
+        "explore",
+        "healthz",
+        "internal",
+        "login",
+        "metrics",
+        "org",
+        "orgs",
+        "readyz",
+        "repo",
+        "user",
+        "users",
+    }
+)
+
+
+def name_problem(name: str) -> str | None:
+    """Gitea's message for a name no account can take; None when it can."""
+    if name.lower() in RESERVED_NAMES:
+        return f"name is reserved [name: {name}]"
+    if not is_account_name(name):
+        return (
+            f"name is invalid [{name}]: must be valid alpha or numeric or dash(-_) or dot "
+            "characters, at most 39, starting with a letter or digit"
+        )
+    return None
+
+
+def check_name(name: str, field: str = "username") -> None:
+    problem = name_problem(name)
+    if problem is not None:
+        raise Unprocessable(problem, field=field)
+
+
+def check_email(email: str) -> None:
+    # Gitea's own check is this loose too (an @ with something on each side); mail is not sent
+    local, at, domain = email.partition("@")
+    if not at or not local or not domain or len(email) > 254 or not email.isprintable():
+        raise Unprocessable(f"e-mail invalid [email: {email}]", field="email")
+
+
+async def email_taken(db: Queryable, email: str) -> bool:
+    found = await db.fetchval(
+        "SELECT EXISTS (SELECT 1 FROM core.accounts WHERE kind = 'user' AND lower(email) = "
+        "lower($1))",
+        email,
+    )
+    return bool(found)
+
+
+async def insert_account(conn: Conn, kind: str, name: str, **columns: object) -> Account:
+    """A new user or organization; 422 Gitea's "user already exists" when the name is taken
+    (names are unique across users and organizations)."""
+    names = ", ".join(["kind", "name", *columns])
+    places = ", ".join(f"${i}" for i in range(1, len(columns) + 3))
+    try:
+        async with conn.transaction():  # a savepoint: the caller's transaction stays usable
+            await conn.execute(
+                f"INSERT INTO core.accounts ({names}) VALUES ({places})",
+                kind,
+                name,
+                *columns.values(),
+            )
+    except asyncpg.UniqueViolationError:
+        raise Unprocessable(f"user already exists [name: {name}]", field="username") from None
+    account = await account_by_name(conn, name)
+    assert account is not None
+    return account
+
+
+async def create_user(
+    conn: Conn,
+    *,
+    name: str,
+    email: str,
+    password_hash: str,
+    full_name: str = "",
+    is_admin: bool = False,
+    must_change_password: bool = False,
+) -> Account:
+    check_name(name)
+    check_email(email)
+    if await email_taken(conn, email):
+        raise Unprocessable(f"e-mail already in use [email: {email}]", field="email")
+    return await insert_account(
+        conn,
+        "user",
+        name,
+        email=email,
+        full_name=full_name,
+        is_admin=is_admin,
+        password_hash=password_hash,
+        must_change_password=must_change_password,
+    )
+
+
+async def user_by_name(db: Queryable, name: str) -> Account | None:
+    account = await account_by_name(db, name) if is_account_name(name) else None
+    return account if account is not None and not account.is_org else None
+
+
+async def set_password(
+    db: Queryable, user_id: int, password_hash: str, *, must_change_password: bool
+) -> None:
+    await db.execute(
+        "UPDATE core.accounts SET password_hash = $2, must_change_password = $3 WHERE id = $1",
+        user_id,
+        password_hash,
+        must_change_password,
+    )
+
+
+USER_EDITABLE = (
+    "email",
+    "full_name",
+    "website",
+    "location",
+    "description",
+    "is_admin",
+    "password_hash",
+    "must_change_password",
+)
+
+
+async def update_user(conn: Conn, user: Account, changes: dict[str, object]) -> Account:
+    """Apply `changes` (columns of USER_EDITABLE, already validated); 422 when the new e-mail is
+    another user's."""
+    email = changes.get("email")
+    if isinstance(email, str) and email.lower() != user.email.lower():
+        check_email(email)
+        if await email_taken(conn, email):
+            raise Unprocessable(f"e-mail already in use [email: {email}]", field="email")
+    if changes:
+        sets = ", ".join(f"{column} = ${i}" for i, column in enumerate(changes, start=2))
+        await conn.execute(
+            f"UPDATE core.accounts SET {sets} WHERE id = $1", user.id, *changes.values()
+        )
+    updated = await account_by_name(conn, user.name)
+    assert updated is not None
+    return updated
+
+
+@dataclass(frozen=True, slots=True)
+class UserRow:
+    id: int
+    name: str
+    email: str
+    is_admin: bool
+    must_change_password: bool
+    created_at: datetime
+
+
+async def list_users(db: Queryable, *, admins_only: bool = False) -> list[UserRow]:
+    rows = await db.fetch(
+        """SELECT id, name, email, is_admin, must_change_password, created_at
+             FROM core.accounts WHERE kind = 'user' AND (is_admin OR NOT $1) ORDER BY id""",
+        admins_only,
+    )
+    return [UserRow(**dict(row)) for row in rows]
+
+
+async def delete_user(conn: Conn, user: Account, *, purge: bool = False) -> None:
+    """Gitea's rule: a user who still owns repositories is kept unless `purge` (then they go with
+    the user); the last owner of an organization is kept always (the organization would have
+    nobody to manage it)."""
+    if not purge and await conn.fetchval(
+        "SELECT EXISTS (SELECT 1 FROM core.repositories WHERE owner_id = $1)", user.id
+    ):
+        raise Unprocessable(f"user still has ownership of repositories [uid: {user.id}]")
+    sole = await conn.fetchval(
+        """SELECT o.name FROM core.org_members m JOIN core.accounts o ON o.id = m.org_id
+            WHERE m.user_id = $1 AND m.role = 'owner'
+              AND NOT EXISTS (SELECT 1 FROM core.org_members x
+                               WHERE x.org_id = m.org_id AND x.role = 'owner'
+                                 AND x.user_id <> $1)
+            LIMIT 1""",
+        user.id,
+    )
+    if sole is not None:
+        raise Unprocessable(
+            f"user is the last owner of organization {sole} [uid: {user.id}]: "
+            "make another owner first"
+        )
+    await conn.execute("DELETE FROM core.accounts WHERE id = $1", user.id)
