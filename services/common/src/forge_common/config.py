@@ -75,6 +75,14 @@ class Settings:
     # the HMAC secret: like EVENTS_SECRET, never a fixed default (random per start when unset).
     url_signing_secret: str = field(default_factory=lambda: new_secret())
     signed_url_seconds: float = 3600.0
+    # Browser sessions (docs/accounts.md "Sessions"): ended after this long without a request,
+    # and this long after sign-in whatever happens (OWASP's idle and absolute timeouts).
+    session_idle_seconds: float = 3600.0
+    session_absolute_seconds: float = 12 * 3600.0
+    # Behind our nginx the client's address is the last X-Forwarded-For entry (nginx appends it);
+    # without a proxy that header is the caller's own words and must not name the address that
+    # sign-in throttling counts (docs/accounts.md "Sign-in throttling").
+    trust_forwarded_for: bool = False
     # The secrets the environment did not set, made up for this start (see `process_secret`).
     generated_secrets: tuple[str, ...] = ()
 
@@ -116,6 +124,11 @@ class Settings:
             log_format=env.get("LOG_FORMAT", cls.log_format),
             url_signing_secret=process_secret(env, "URL_SIGNING_SECRET", generated),
             signed_url_seconds=_seconds(env, "SIGNED_URL_SECONDS", cls.signed_url_seconds),
+            session_idle_seconds=_seconds(env, "SESSION_IDLE_SECONDS", cls.session_idle_seconds),
+            session_absolute_seconds=_seconds(
+                env, "SESSION_ABSOLUTE_SECONDS", cls.session_absolute_seconds
+            ),
+            trust_forwarded_for=_bool(env, "TRUST_FORWARDED_FOR", cls.trust_forwarded_for),
             generated_secrets=tuple(generated),
         )
 

@@ -24,7 +24,7 @@ from .tauri_keys import handlers as tauri_key
 
 API = "/api/v2/repos/{owner}/{repo}/releases"
 # Pages (docs/pages.md) live at `/{owner}/{repo}...`: an owner is never a top-level route's name.
-OWNER = r"(?!(?:api|avatars|healthz|readyz|metrics|internal)/)[A-Za-z0-9][A-Za-z0-9._-]{0,38}"
+OWNER = r"(?!(?:api|avatars|healthz|readyz|metrics|internal|user)/)[A-Za-z0-9][A-Za-z0-9._-]{0,38}"
 PAGE = f"/{{owner:{OWNER}}}/{{repo}}"
 # The page routes (not in the OpenAPI document, which describes the API); the download page
 # first: it is the one visited most, and the router tries routes in order.
