@@ -17,6 +17,7 @@ from .downloads import handlers as downloads
 from .feeds import handlers as feeds
 from .openapi import handler as openapi
 from .pages import handlers as pages
+from .pages import start
 from .publish import handlers as publish
 from .read import handlers as read
 from .read.update_check import fast_update_check, update_check
@@ -83,6 +84,7 @@ def add_routes(app: web.Application) -> None:
     )
     add_compat_routes(app)
     # Pages last: literal suffixes only, so feeds and other `/{owner}/{repo}/...` routes stay free.
+    app.router.add_routes([web.get("/", start.start_page)])
     app.router.add_routes(
         [
             web.get(path, handler)

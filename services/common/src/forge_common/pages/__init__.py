@@ -6,10 +6,20 @@ response headers of every page and the sanitised markdown renderer.
 """
 
 from .markdown import render_markdown
-from .render import html_errors, page, page_context, page_headers, page_response, see_other, setup
+from .render import (
+    html_errors,
+    mark_page,
+    page,
+    page_context,
+    page_headers,
+    page_response,
+    see_other,
+    setup,
+)
 
 __all__ = [
     "html_errors",
+    "mark_page",
     "page",
     "page_context",
     "page_headers",

@@ -131,6 +131,20 @@ def error_page(request: web.Request, error: ApiError) -> web.Response:
     )
 
 
+_PAGE_MARK = "forge_page"
+
+
+def is_page_handler(handler: object) -> bool:
+    return bool(getattr(handler, _PAGE_MARK, False))
+
+
+def mark_page(handler: Handler) -> Handler:
+    """Mark a page handler that takes a path of its own before `page` (a kept answer), so that
+    aiohttp's own errors on its route (405) are pages too."""
+    setattr(handler, _PAGE_MARK, True)
+    return handler
+
+
 def page(handler: Handler) -> Handler:
     """A page handler: its viewer is the token's user or the signed-in browser's
     (`sessions.attach_session`: `auth.viewer_of` then answers for either), and its errors render
@@ -155,7 +169,7 @@ def page(handler: Handler) -> Handler:
                 raise
             return error_page(request, database(request.app).failed(exc))
 
-    return wrapped
+    return mark_page(wrapped)
 
 
 def html_errors(handler: Handler) -> Handler:
@@ -169,4 +183,4 @@ def html_errors(handler: Handler) -> Handler:
         except ApiError as error:
             return error_page(request, error)
 
-    return wrapped
+    return mark_page(wrapped)

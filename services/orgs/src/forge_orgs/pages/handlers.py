@@ -1,4 +1,5 @@
-"""GET /{org} (the organization profile page) and GET /avatars/{name}.
+"""GET /{org} (the organization profile page; a user's profile for a user's name) and
+GET /avatars/{name}.
 
 The page is the overview API's answer (overview.prepared_overview: the same query, access
 rules and cache per viewer class) laid out as HTML, so it shows exactly what that API call would,
@@ -20,9 +21,11 @@ from forge_common.names import is_account_name
 from forge_common.pages import html_errors, page, page_context, page_headers
 from forge_common.sessions import session_of
 
+from ..errors import OrgNotFound
 from ..handlers.common import base_url
 from ..overview import prepared_overview
 from .avatar import avatar_svg
+from .profile import user_page
 
 # An avatar depends on the name alone and never changes: cacheable for a year by anyone.
 AVATAR_HEADERS = {
@@ -70,7 +73,14 @@ async def org_page(request: web.Request) -> web.StreamResponse:
     # The overview API's body, as bytes: the page is a function of it alone, so its digest names
     # the page and its ETag, and it is parsed only to render a page not rendered yet.
     viewer = viewer_of(request)
-    overview = (await prepared_overview(request.app, request.match_info["org"], viewer)).json
+    name = request.match_info["org"]
+    try:
+        overview = (await prepared_overview(request.app, name, viewer)).json
+    except OrgNotFound:
+        profile = await user_page(request, name)  # a user's name: their profile
+        if profile is None:
+            raise
+        return profile
     # a signed-in browser's page names them in its header (and carries their sign-out token)
     session = session_of(request)
     salt = session.secret.encode() if session else b""

@@ -17,7 +17,7 @@ from forge_common.auth import viewer_of
 from forge_common.conditional import etag_of
 from forge_common.csrf import set_pre_session_cookie
 from forge_common.keys import SETTINGS
-from forge_common.pages import page, page_context, page_headers, page_response
+from forge_common.pages import mark_page, page, page_context, page_headers, page_response
 from forge_common.sessions import has_session_cookie
 
 from ..access_keys.grant import names_key
@@ -168,6 +168,7 @@ def _kept_download_page(request: web.Request) -> web.Response | None:
     return kept.respond(request) if kept is not None else None
 
 
+@mark_page
 async def download_page(request: web.Request) -> web.StreamResponse:
     """The latest release of the channel (stable unless `?channel=`), the visitor's file first."""
     kept = _kept_download_page(request)
