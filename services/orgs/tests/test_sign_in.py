@@ -270,3 +270,9 @@ async def test_a_token_on_a_page_wins_over_a_session(server, browser):
     await browser.sign_in("olive", PASSWORDS["olive"])
     status, _ = await browser.get("/priv", headers={"Authorization": "token stan-token"})
     assert status == 404
+
+
+async def test_successful_sign_ins_never_block_their_address(server, browser):
+    for _ in range(sign_in_throttle.ADDRESS_LIMIT + 2):
+        assert (await browser.sign_in("mia", PASSWORDS["mia"])).status == 303
+        browser.session.cookie_jar.clear()

@@ -1,12 +1,12 @@
 """Sign-in throttling per account name and per client address (docs/accounts.md "Sign-in
 throttling"), counted in PostgreSQL so every replica shares one count.
 
-An attempt is counted *before* the password is checked and forgiven (for the account) when it
-succeeds: a burst of parallel guesses is counted in full, not raced past the limit. Past the
-limit, a key is refused until `blocked_until`, which doubles with every further attempt (capped),
-and the window restarts once it has passed quietly. The account key is the name as typed,
-lower-cased, whether or not such an account exists, so the answer (429 with Retry-After) and its
-timing are the same for both: a refused attempt checks no password at all.
+An attempt is counted *before* the password is checked and forgiven when it succeeds: a burst
+of parallel guesses is counted in full, not raced past the limit. Past the limit, a key is
+refused until `blocked_until`, which doubles with every further attempt (capped), and the window
+restarts once it has passed quietly. The account key is the name as typed, lower-cased, whether
+or not such an account exists, so the answer (429 with Retry-After) and its timing are the same
+for both: a refused attempt checks no password at all.
 """
 
 from __future__ import annotations
@@ -103,9 +103,15 @@ async def count_attempt(db: Queryable, name: str, address: str) -> Verdict:
     return Verdict(False, max(by_account.retry_after, by_address.retry_after))
 
 
-async def forgive(db: Queryable, name: str) -> None:
-    """A successful sign-in clears its account's count (the address keeps its own)."""
+async def forgive(db: Queryable, name: str, address: str) -> None:
+    """A successful sign-in clears its account's count and takes itself off its address's, so an
+    address counts failures: an office behind one NAT signs in all day."""
     await db.execute("DELETE FROM core.sign_in_attempts WHERE key = $1", account_key(name))
+    await db.execute(
+        """UPDATE core.sign_in_attempts SET attempts = greatest(attempts - 1, 0)
+            WHERE key = $1""",
+        address_key(address),
+    )
 
 
 async def sweep(db: Queryable) -> None:

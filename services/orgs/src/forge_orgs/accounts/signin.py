@@ -84,7 +84,7 @@ async def login(request: web.Request) -> web.StreamResponse:
     stored = user.password_hash if user else None
     if user is None or not await passwords.verify_password(stored, password):
         return _form(request, redirect_to, user_name=name, error=WRONG)
-    await sign_in_throttle.forgive(pool, name)
+    await sign_in_throttle.forgive(pool, name, address)
     await sign_in_throttle.sweep(pool)
     if stored is not None and not user.must_change_password and passwords.needs_rehash(stored):
         # made under older hashing parameters: today's, now that we hold the password
