@@ -159,3 +159,19 @@ async def test_the_start_page_lists_a_signed_in_visitors_own_repositories(start,
     # the same through the visitor's token
     by_token = await client.get("/", headers={"Authorization": f"token {login}-token"})
     assert sorted(_cards(_main(await by_token.text()).split('id="orgs-heading"')[0])) == mine
+
+
+async def test_a_signed_in_browser_downloads_the_files_its_pages_link_to(signed_in):
+    client, cookies = signed_in
+    page = await client.get("/owner/priv/releases/tag/v1.0.0", headers=cookies["reader"])
+    link = re.search(
+        r'href="http://forge.test(/owner/priv/releases/download/[^"]+)"', await page.text()
+    )
+    assert link, "the release page links its files"
+    assert (await client.get(link.group(1))).status == 401  # anonymous
+    assert (await client.get(link.group(1), headers=cookies["stranger"])).status == 404
+    reply = await client.get(link.group(1), headers=cookies["reader"])
+    assert reply.status == 200 and reply.headers["Cache-Control"].startswith("private")
+    # the JSON API still never reads the session
+    api = await client.get("/api/v2/repos/owner/priv/releases", headers=cookies["reader"])
+    assert api.status == 401
