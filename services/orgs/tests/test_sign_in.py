@@ -276,3 +276,22 @@ async def test_successful_sign_ins_never_block_their_address(server, browser):
     for _ in range(sign_in_throttle.ADDRESS_LIMIT + 2):
         assert (await browser.sign_in("mia", PASSWORDS["mia"])).status == 303
         browser.session.cookie_jar.clear()
+
+
+async def test_sessions_and_sign_in_counts_are_shared_by_replicas(aiohttp_client, settings, load):
+    await load(world())
+    first = await aiohttp_client(create_app(settings))
+    second = await aiohttp_client(create_app(settings))
+    async with Browser(first.make_url("/"), origin=ORIGIN) as browser:
+        await browser.sign_in("olive", PASSWORDS["olive"])
+        browser.base = second.make_url("/")  # the next request lands on another replica
+        status, html = await browser.get("/priv")
+        assert status == 200
+        await browser.submit("/user/logout", {}, page=html)
+        browser.base = first.make_url("/")
+        assert (await browser.get("/priv"))[0] == 404  # ended everywhere
+        # failures on one replica count on the other
+        for replica in (first, second) * 3:
+            browser.base = replica.make_url("/")
+            last = await browser.sign_in("mia", "wrong-password")
+        assert last.status == 429

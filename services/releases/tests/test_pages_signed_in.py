@@ -97,6 +97,12 @@ def _start_world() -> dict[str, Any]:
             "members": [{"user": "mia", "public": True}],
         }
 
+    acme = org("acme", "public")
+    acme["members"] += [{"user": "olive", "owner": True}, {"user": "tess"}]
+    acme["teams"] = [
+        {"name": "devs", "permission": "read", "members": ["tess"], "repos": ["secret-app"]}
+    ]
+
     repos = [
         {"owner": "acme", "name": "app", "releases": [release, draft, beta]},
         {"owner": "acme", "name": "secret-app", "private": True, "releases": [release]},
@@ -110,8 +116,9 @@ def _start_world() -> dict[str, Any]:
             "collaborators": [{"user": "cole", "permission": "read"}],
         },
     ]
-    users = [{"name": n, "tokens": [f"{n}-token"]} for n in ("mia", "stan", "cole", "nobody")]
-    orgs = [org("acme", "public"), org("limco", "limited"), org("hidden", "private")]
+    names = ("mia", "stan", "cole", "nobody", "olive", "tess", "ada")
+    users = [{"name": n, "tokens": [f"{n}-token"], "admin": n == "ada"} for n in names]
+    orgs = [acme, org("limco", "limited"), org("hidden", "private")]
     return {"users": users, "orgs": orgs, "repos": repos}
 
 
@@ -119,7 +126,8 @@ def _start_world() -> dict[str, Any]:
 async def start(make_client: Any, load: Any, db: Any, settings: Any) -> Any:
     await load(_start_world())
     client = await make_client()
-    cookies = {n: await _session_cookie(db, settings, n) for n in ("mia", "cole", "nobody")}
+    logins = ("mia", "cole", "nobody", "olive", "tess", "ada")
+    cookies = {n: await _session_cookie(db, settings, n) for n in logins}
     return client, cookies
 
 
@@ -146,6 +154,9 @@ async def test_the_start_page_shows_public_things_alike_to_everyone(start):
         # a plain member reads the public repositories of her organizations, not the private ones
         ("mia", ["acme/app", "hidden/hiddenapp", "limco/limapp"]),
         ("cole", ["stan/stan-private"]),  # a collaborator
+        ("tess", ["acme/app", "acme/secret-app"]),  # a team member
+        ("olive", ["acme/app", "acme/secret-app"]),  # the organization's owner
+        ("ada", []),  # a site admin may read everything, and belongs to nothing
         ("nobody", []),
     ],
 )
