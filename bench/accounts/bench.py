@@ -12,8 +12,9 @@ session costs a page.
 3. A signed-in page against the anonymous one: the release page of a public repository
    (`/bench/app/releases/tag/v1.19.0`, the same content to both) from `forge serve --service
    releases`, with wrk, rounds alternating anonymous and signed-in (a session cookie); the
-   throughput ratio signed-in/anonymous in the same run. A session costs one query (find it,
-   restart its idle clock at most once a minute) and the viewer's access facts one more.
+   ratio signed-in/anonymous of the service's CPU per request (the target) and of throughput in
+   the same run. A session costs one query (find it, restart its idle clock at most once a
+   minute) and the viewer's access facts one more.
 
 `--smoke` runs 1 s rounds, 2 sign-ins, no warm-up, and applies no target.
 """
@@ -55,7 +56,10 @@ PAGE = f"bench/app/releases/tag/v1.{RELEASES - 1}.0"
 PASSWORD = "bench-sign-in-password"  # noqa: S105 (a throwaway database's)
 FULL = {"duration": "10s", "warmup": "2s", "rounds": 3, "sign_ins": 40, "connections": 16}
 SMOKE = {"duration": "1s", "warmup": "0", "rounds": 1, "sign_ins": 2, "connections": 2}
-TARGET = 0.7  # signed-in/anonymous throughput: two queries against none for a cached repository
+# signed-in/anonymous, in the service's CPU per request (steadier than req/s on a shared machine):
+# a signed-in view runs two queries (the session, the viewer's access) that an anonymous view of
+# a cached public repository does not
+TARGET = 0.6
 _CSRF = re.compile(r'name="_csrf" value="([^"]+)"')
 
 
@@ -177,7 +181,7 @@ def main() -> int:
                 (run(None, args.duration), run(cookie, args.duration)) for _ in range(args.rounds)
             ]
     ratios = [m.rps / b.rps for b, m in runs]
-    ratio = statistics.median(ratios)
+    cpu_ratio = min(b.cpu_us["server"] for b, _ in runs) / min(m.cpu_us["server"] for _, m in runs)
     for name, side in (("anonymous", 0), ("signed-in", 1)):
         report.row(
             f"release page c={args.connections} {name:9}: "
@@ -188,11 +192,12 @@ def main() -> int:
     report.row(f"  ({runs[0][1].command.replace(secret, 'SESSION')})")
     verdict = "not applied to a smoke run" if args.smoke else "applied"
     report.row(
-        f"signed-in/anonymous {ratio:.2f} rounds {' '.join(f'{r:.2f}' for r in ratios)} "
-        f"(target >= {TARGET:.2f}): {verdict}"
+        f"signed-in/anonymous: CPU per request {cpu_ratio:.2f} "
+        f"(target >= {TARGET:.2f}: {verdict}), throughput {statistics.median(ratios):.2f} "
+        f"(rounds {' '.join(f'{r:.2f}' for r in ratios)})"
     )
     report.end()
-    return 0 if args.smoke or ratio >= TARGET else 1
+    return 0 if args.smoke or cpu_ratio >= TARGET else 1
 
 
 if __name__ == "__main__":

@@ -295,3 +295,11 @@ async def test_sessions_and_sign_in_counts_are_shared_by_replicas(aiohttp_client
             browser.base = replica.make_url("/")
             last = await browser.sign_in("mia", "wrong-password")
         assert last.status == 429
+
+
+async def test_signing_out_of_a_lapsed_session_just_goes_home(server, browser, db):
+    await browser.sign_in("olive", PASSWORDS["olive"])
+    _, html = await browser.get("/priv")
+    await db.execute("DELETE FROM core.sessions")
+    reply = await browser.submit("/user/logout", {}, page=html)
+    assert reply.status == 303 and reply.headers["Location"] == "/"

@@ -101,11 +101,13 @@ async def login(request: web.Request) -> web.StreamResponse:
 
 @page
 async def logout(request: web.Request) -> web.StreamResponse:
-    await checked_form(request)
     pool, settings = request.app[DB_POOL], request.app[SETTINGS]
-    secret = cookie_of(request)
-    if secret is not None:
-        await end_session(pool, secret)
+    session = session_of(request)
+    if session is not None:
+        # a live session is ended only by a form of this site: a forged sign-out is refused
+        await checked_form(request)
+        await end_session(pool, session.secret)
+    # no live session (it lapsed while the page was open): nothing to end, nothing to forge
     response = see_other("/")
     clear_session_cookie(response, settings)
     return response
