@@ -9,7 +9,7 @@ import hashlib
 from typing import Any
 
 import pytest
-from forge_common import sign_in_throttle
+from forge_common import passwords, sign_in_throttle
 from forge_common.testing.browser import Browser, csrf_of
 from forge_orgs.app import create_app
 
@@ -303,3 +303,32 @@ async def test_signing_out_of_a_lapsed_session_just_goes_home(server, browser, d
     await db.execute("DELETE FROM core.sessions")
     reply = await browser.submit("/user/logout", {}, page=html)
     assert reply.status == 303 and reply.headers["Location"] == "/"
+
+
+async def test_a_missing_account_costs_the_same_argon2_work_as_a_wrong_password(
+    server, browser, monkeypatch
+):
+    """The same answer in the same time: every attempt that is not refused verifies one argon2
+    hash (a dummy one for a name nobody has), and a refused one verifies none, either way."""
+    calls: list[str] = []
+
+    class Counting:
+        """forge_common.passwords' hasher, counting its verifications."""
+
+        def __init__(self, real: Any) -> None:
+            self.real = real
+
+        def verify(self, stored: str, password: str) -> bool:
+            calls.append(stored)
+            return bool(self.real.verify(stored, password))
+
+    monkeypatch.setattr(passwords, "_HASHER", Counting(passwords._HASHER))
+    for name in ("olive", "nobody-here"):
+        calls.clear()
+        reply = await browser.sign_in(name, "wrong-password")
+        assert reply.status == 200 and len(calls) == 1 and calls[0].startswith("$argon2id$")
+    for name in ("olive", "nobody-here"):
+        await _failures(browser, name, sign_in_throttle.ACCOUNT_LIMIT)
+        calls.clear()
+        assert (await browser.sign_in(name, "wrong-password")).status == 429
+        assert calls == []

@@ -82,7 +82,9 @@ async def login(request: web.Request) -> web.StreamResponse:
         raise TooManyAttempts(verdict.retry_after)
     user = await credentials(pool, name)
     stored = user.password_hash if user else None
-    if user is None or not await passwords.verify_password(stored, password):
+    # verified whether or not the account exists (against a dummy hash when not): the same time
+    matches = await passwords.verify_password(stored, password)
+    if user is None or not matches:
         return _form(request, redirect_to, user_name=name, error=WRONG)
     await sign_in_throttle.forgive(pool, name, address)
     await sign_in_throttle.sweep(pool)
