@@ -221,6 +221,8 @@ async def test_sign_out_ends_the_session_on_the_server(server, browser, db):
     _, html = await browser.get("/priv")
     reply = await browser.submit("/user/logout", {}, page=html)
     assert reply.status == 303 and reply.headers["Location"] == "/"
+    assert reply.headers["Clear-Site-Data"] == '"cache"'
+    assert reply.cookies["forge_session"].value == ""  # the cookie is cleared too
     assert await db.fetchval("SELECT count(*) FROM core.sessions") == 0
     # the old cookie, replayed, is nobody
     async with Browser(server.make_url("/"), origin=ORIGIN) as replay:

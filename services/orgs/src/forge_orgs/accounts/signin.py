@@ -111,5 +111,8 @@ async def logout(request: web.Request) -> web.StreamResponse:
         await end_session(pool, session.secret)
     # no live session (it lapsed while the page was open): nothing to end, nothing to forge
     response = see_other("/")
+    # pages seen while signed in leave the browser's cache ("cookies" would clear the whole
+    # registrable domain's, other sites' of the same company included)
+    response.headers["Clear-Site-Data"] = '"cache"'
     clear_session_cookie(response, settings)
     return response
