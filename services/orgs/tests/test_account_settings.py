@@ -108,7 +108,11 @@ async def test_nobody_deletes_another_users_token(server, olive, db):
 
 @pytest.mark.parametrize(
     "path",
-    ["/user/settings/applications", "/user/settings/account"],
+    [
+        "/user/settings/applications",
+        "/user/settings/account",
+        "/user/settings/change_password",
+    ],
 )
 async def test_settings_need_a_browser_session(server, path):
     reply = await server.get(path)
@@ -171,3 +175,14 @@ async def test_a_password_that_must_change_is_changed_at_first_sign_in(server, d
         assert reply.status == 303 and reply.headers["Location"] == "/"
         assert (await mia.get("/user/settings/applications"))[0] == 200
     assert not await db.fetchval("SELECT must_change_password FROM core.accounts WHERE name='mia'")
+
+
+async def test_the_first_sign_in_page_is_only_for_a_password_that_must_change(olive):
+    status, _ = await olive.get("/user/settings/change_password")
+    assert status == 303
+    _, page = await olive.get("/user/settings/account")
+    data = {"password": "olive-other-password", "retype": "olive-other-password"}
+    reply = await olive.submit("/user/settings/change_password", data, page=page)
+    assert reply.status == 303 and reply.headers["Location"] == "/user/settings/account"
+    async with Browser(olive.base, origin=ORIGIN) as again:  # the password did not change
+        assert (await again.sign_in("olive", "olive-password")).status == 303
