@@ -121,12 +121,20 @@ async def checked_form(request: web.Request) -> Form:
         raise CsrfRefused()
     form = await request.post()
     sent = form.get(FIELD)
+    check_token(request, sent if isinstance(sent, str) else "")
+    return form
+
+
+def check_token(request: web.Request, sent: str) -> None:
+    """Check both defences for a request whose body `checked_form` must not read (a streamed
+    upload: send the token in the query string or a header instead). Raises CsrfRefused."""
+    if not same_origin(request):
+        raise CsrfRefused()
     binding = _binding(request, create=False)
-    if not isinstance(sent, str) or binding is None:
+    if not sent or binding is None:
         raise CsrfRefused()
     if not hmac.compare_digest(sent.encode(), _token_for(binding).encode()):
         raise CsrfRefused()
-    return form
 
 
 def text_field(form: Form, name: str) -> str:
