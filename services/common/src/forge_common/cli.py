@@ -171,6 +171,8 @@ def demo_sign_ins(world: Path) -> str:
         users = read_world_file(world).get("users", [])
     except WorldError:
         return ""
+    if not isinstance(users, list):
+        return ""
     shown = [
         f"{user['name']} / {user['password']}"
         for user in users

@@ -105,12 +105,15 @@ async def login(request: web.Request) -> web.StreamResponse:
 async def logout(request: web.Request) -> web.StreamResponse:
     pool, settings = request.app[DB_POOL], request.app[SETTINGS]
     session = session_of(request)
-    if session is not None:
-        # a live session is ended only by a form of this site: a forged sign-out is refused
-        await checked_form(request)
-        await end_session(pool, session.secret)
-    # no live session (it lapsed while the page was open): nothing to end, nothing to forge
     response = see_other("/")
+    if session is None:
+        # no live session here (it lapsed, or another site posted without the browser's cookie):
+        # nothing to end, and nothing is touched, not even the cookie, which a forged post
+        # could otherwise clear
+        return response
+    # a live session is ended only by a form of this site: a forged sign-out is refused
+    await checked_form(request)
+    await end_session(pool, session.secret)
     # pages seen while signed in leave the browser's cache ("cookies" would clear the whole
     # registrable domain's, other sites' of the same company included)
     response.headers["Clear-Site-Data"] = '"cache"'
