@@ -29,6 +29,7 @@ BENCHMARKS = (
     "bench/releases/insights.py",
     "bench/orgs/bench.py",
     "bench/pages/bench.py",
+    "bench/accounts/bench.py",
     "bench/compat/bench.py",
     "bench/events/bench.py",
     "bench/events/grpc_ceiling.py",

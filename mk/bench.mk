@@ -30,6 +30,11 @@ bench-grpc-ceiling: install ## Bare OnEvent calls between two Python gRPC proces
 
 bench-pages: install deploy-tools ## Benchmark the pages (org page p99 <= 20 ms at 16 connections; download page >= 0.8 of the update check)
 	$(PY) bench/pages/bench.py $(BENCH_PAGES_ARGS)
+# accounts: argon2 cost, the sign-in end to end, a signed-in page against the anonymous one
+.PHONY: bench-accounts
+
+bench-accounts: install deploy-tools ## Benchmark sign-in (argon2 cost, POST /user/login) and a signed-in page vs the anonymous one (>= 0.7)
+	$(PY) bench/accounts/bench.py $(BENCH_ACCOUNTS_ARGS)
 # update keys: the keyed update check of a private repository against the token one (same run)
 bench-update-keys: install deploy-tools ## Benchmark the update check with ?key= vs with a token (ratio, target >= 0.8)
 	$(PY) bench/releases/update_keys.py $(BENCH_UPDATE_KEYS_ARGS)

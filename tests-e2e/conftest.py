@@ -183,7 +183,8 @@ def running_nginx(
     process = _start("nginx", [*argv, "-g", "daemon off;"], {}, logs)
     process.access_log = prefix / "logs" / "access.log"
     try:
-        _wait_until(process, _http_ok(port, "/", (404,)), "answering")
+        # nginx's own 404 (never proxied): `/` is a page, which an upstream may not serve yet
+        _wait_until(process, _http_ok(port, "/internal/", (404,)), "answering")
         yield process
     finally:
         process.stop()

@@ -257,10 +257,10 @@ def test_metrics_are_never_routed(stack: Stack, path: str) -> None:
 
 
 def test_unrouted_paths_are_json_404_from_the_proxy(stack: Stack) -> None:
-    # (/acme and /acme/app are pages: docs/pages.md; tests-e2e/pages/)
+    # (/, /acme and /acme/app are pages: docs/pages.md; tests-e2e/pages/)
     # (/api/v3/ is the GitHub-shaped release API now: docs/compat.md; /api/v9/ is unrouted)
-    # (/api/v1/users/... is Gitea's user API now: docs/accounts.md)
-    for path in ("/", "/healthz", "/api/v9/x", "/api/v1/nothing/alice", "/acme/app/wiki"):
+    # (/ is the start page and /api/v1/users/... Gitea's user API now: docs/accounts.md)
+    for path in ("/healthz", "/api/v9/x", "/api/v1/nothing/alice", "/acme/app/wiki"):
         reply = stack.get(path)
         assert reply.status == 404, path
         assert reply.headers["Content-Type"] == "application/json"
@@ -271,6 +271,20 @@ def test_unrouted_paths_are_json_404_from_the_proxy(stack: Stack) -> None:
         else:
             assert body["error"]["code"] == "NotFound"
             assert body["error"]["request_id"] == reply.headers["X-Request-Id"]
+
+
+def test_the_start_page_and_the_sign_in_reach_their_services(stack: Stack) -> None:
+    """docs/accounts.md: `/` is the releases service's start page, `/user/...` the orgs
+    service's sign-in and settings (never a `/{owner}/{repo}` page), `/{user}` a profile."""
+    start = stack.get("/")
+    assert start.status == 200 and start.headers["Content-Type"].startswith("text/html")
+    assert b"<h1>Forge</h1>" in start.body
+    login = stack.get("/user/login")
+    assert login.status == 200 and b'name="user_name"' in login.body
+    settings = stack.get("/user/settings/applications")
+    assert settings.status == 401 and b"redirect_to=/user/settings/applications" in settings.body
+    profile = stack.get("/bob")
+    assert profile.status == 200 and b">Acme</a>" in profile.body  # a public membership
 
 
 def test_compat_roots_answer_json_404_in_the_github_and_gitea_shape(stack: Stack) -> None:

@@ -15,6 +15,14 @@ PAGES = {
     "/{owner}/{repo}/releases",
     "/{owner}/{repo}/releases/tag/{tag}",
     "/{owner}/{repo}/download",
+    "/",
+    # sign-in and settings for browsers (docs/accounts.md), at Gitea's paths
+    "/user/login",
+    "/user/logout",
+    "/user/settings/applications",
+    "/user/settings/applications/delete",
+    "/user/settings/account",
+    "/user/settings/change_password",
 }
 
 

@@ -8,7 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from forge_common.cli import main
+from forge_common.cli import demo_sign_ins, main
+from forge_common.passwords import verify_password
 from forge_common.world import WorldError
 
 DEMO = Path(__file__).resolve().parents[3] / "demo" / "world.json"
@@ -71,6 +72,38 @@ async def test_tokens_are_stored_only_as_sha256(db, load):
     dump = json.dumps([dict(r) for r in await db.fetch("SELECT * FROM core.access_tokens")],
                       default=str)  # fmt: skip
     assert "alice-secret-token" not in dump
+
+
+async def test_a_password_is_stored_only_as_an_argon2id_hash(db, load):
+    world = json.loads(json.dumps(GOOD))
+    world["users"][0]["password"] = "alice-password"
+    await load(world)
+    stored = await db.fetchval("SELECT password_hash FROM core.accounts WHERE name = 'alice'")
+    assert stored.startswith("$argon2id$") and "alice-password" not in stored
+    assert await verify_password(stored, "alice-password")
+    # users without one sign in with tokens only
+    assert await db.fetchval("SELECT count(*) FROM core.accounts WHERE password_hash IS NULL") >= 1
+
+
+async def test_a_short_password_is_named_and_nothing_is_loaded(db, load):
+    world = json.loads(json.dumps(GOOD))
+    world["users"][0]["password"] = "short"
+    with pytest.raises(WorldError) as caught:
+        await load(world)
+    assert caught.value.problems == ["users[0].password: must be at least 8 characters"]
+
+
+def test_forge_dev_prints_only_demo_passwords(tmp_path):
+    path = tmp_path / "w.json"
+    users = [
+        {"name": "alice", "password": "alice-demo-password"},
+        {"name": "bob", "password": "a-real-secret"},
+        {"name": "carol"},
+    ]
+    path.write_text(json.dumps({"users": users}))
+    assert demo_sign_ins(path) == "alice / alice-demo-password"
+    demo = demo_sign_ins(DEMO)
+    assert "alice / alice-demo-password" in demo and "dave / dave-demo-password" in demo
 
 
 def bad(path: list[object], value: object) -> dict[str, object]:

@@ -15,8 +15,9 @@ async def _page(ro_api, path: str, viewer: str = "anonymous"):
     headers = {} if viewer == "anonymous" else {"Authorization": f"token {TOKENS[viewer]}"}
     reply = await ro_api.client.get(path, headers=headers)
     text = await reply.text()
-    # the content without the stylesheet (whose words, like "text-decoration", would match)
-    return reply.status, reply.headers, text.split("</style>")[-1], text
+    # the content without the stylesheet (whose words, like "text-decoration", would match) and
+    # the site header (its sign-in link returns to the path asked for, whatever it names)
+    return reply.status, reply.headers, text.split("</header>")[-1], text
 
 
 def _pins(html: str) -> list[str]:

@@ -20,6 +20,7 @@ PAGE_ROUTES = {  # the HTML pages (docs/pages.md), not part of this API either
     "/{owner}/{repo}/releases/tag/{tag}",
     "/{owner}/{repo}/download",
     "/{owner}/{repo}/insights",
+    "/",  # the start page
 }
 # the Gitea and GitHub shapes (docs/compat.md): documented by their own documents
 COMPAT_PREFIXES = ("/api/v1/", "/api/v3/", "/{owner}/{repo}/releases.atom")

@@ -82,6 +82,8 @@ async def test_pages_answer_like_the_api(matrix_client: Any, name: str) -> None:
             html = await got.text()
             assert "<title>" in html and "<script" not in html
             if got.status != 200:
+                # the sign-in link's return address is the path asked for, whatever it names
+                html = re.sub(r'redirect_to=[^"]*', "", html)
                 assert "v1.0.0" not in html and "App-1.0.0" not in html
 
 

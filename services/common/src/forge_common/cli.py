@@ -185,6 +185,28 @@ def main(argv: Sequence[str] | None = None, env: dict[str, str] | None = None) -
     return 0
 
 
+DEMO_PASSWORD_SUFFIX = "-demo-password"  # noqa: S105 (the demo world's, printed on purpose)
+
+
+def demo_sign_ins(world: Path) -> str:
+    """`alice / alice-demo-password, ...` for the world file's users whose password is the demo's
+    (`<name>-demo-password`): a real password is never printed."""
+    try:
+        users = read_world_file(world).get("users", [])
+    except WorldError:
+        return ""
+    if not isinstance(users, list):
+        return ""
+    shown = [
+        f"{user['name']} / {user['password']}"
+        for user in users
+        if isinstance(user, dict)
+        and isinstance(user.get("name"), str)
+        and user.get("password") == f"{user['name']}{DEMO_PASSWORD_SUFFIX}"
+    ]
+    return ", ".join(shown)
+
+
 def _dev(args: Any, env: dict[str, str], services: dict[str, Service]) -> int:
     pg: EmbeddedPostgres | None = None
     if not env.get("DATABASE_URL"):
@@ -207,6 +229,9 @@ def _dev(args: Any, env: dict[str, str], services: dict[str, Service]) -> int:
             f"       curl '{url}api/v2/repos/acme/app/releases/update"
             "?version=1.0.0&platform=darwin&arch=arm64'"
         )
+        demo = demo_sign_ins(args.world)
+        if demo:
+            print(f"  sign in at {url}user/login as {demo}", flush=True)
         _install_uvloop()
         serve(settings, list(services.values()), args.host, args.port, banner=ready)
     finally:

@@ -89,6 +89,14 @@ class Settings:
     # nginx's log of the checks it answered from its micro-cache (INSIGHTS_PROXY_LOG), which
     # this service reads and counts; None: no such log (no proxy, or one that cannot share it)
     insights_proxy_log: Path | None = None
+    # Browser sessions (docs/accounts.md "Sessions"): ended after this long without a request,
+    # and this long after sign-in whatever happens (OWASP's idle and absolute timeouts).
+    session_idle_seconds: float = 3600.0
+    session_absolute_seconds: float = 12 * 3600.0
+    # Behind our nginx the client's address is the last X-Forwarded-For entry (nginx appends it);
+    # without a proxy that header is the caller's own words and must not name the address that
+    # sign-in throttling counts (docs/accounts.md "Sign-in throttling").
+    trust_forwarded_for: bool = False
     # The secrets the environment did not set, made up for this start (see `process_secret`).
     generated_secrets: tuple[str, ...] = ()
 
@@ -139,6 +147,11 @@ class Settings:
             insights_proxy_log=Path(env["INSIGHTS_PROXY_LOG"])
             if env.get("INSIGHTS_PROXY_LOG")
             else None,
+            session_idle_seconds=_seconds(env, "SESSION_IDLE_SECONDS", cls.session_idle_seconds),
+            session_absolute_seconds=_seconds(
+                env, "SESSION_ABSOLUTE_SECONDS", cls.session_absolute_seconds
+            ),
+            trust_forwarded_for=_bool(env, "TRUST_FORWARDED_FOR", cls.trust_forwarded_for),
             generated_secrets=tuple(generated),
         )
 

@@ -24,6 +24,7 @@ from .keys import SETTINGS
 from .logs import request_id_var
 from .metrics import METRICS
 from .outage import database, is_database_down
+from .pages.render import error_page, is_page_handler
 from .render import json_response
 from .scopes import check_scopes
 
@@ -85,7 +86,11 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
                 request, exc.status, time.perf_counter() - started
             )
             raise
-        response = render_error(request, translate_http_exception(exc))
+        translated = translate_http_exception(exc)
+        if isinstance(exc, web.HTTPMethodNotAllowed) and await is_page_route(request):
+            response = error_page(request, translated)  # docs/pages.md: errors of pages are pages
+        else:
+            response = render_error(request, translated)
     except ConnectionResetError as exc:
         if not is_database_down(exc):  # the caller went away: nobody to answer
             raise
@@ -103,6 +108,18 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
         response.headers[NOSNIFF[0]] = NOSNIFF[1]
     request.app[METRICS].requests.observe(request, response.status, time.perf_counter() - started)
     return response
+
+
+async def is_page_route(request: web.Request) -> bool:
+    """Whether the path is a page's (its GET handler is one), for errors aiohttp raises before
+    any handler runs: a form posted to a page that takes none is an HTML 405, not JSON."""
+    if request.path.startswith("/api/"):
+        return False
+    for resource in request.app.router.resources():
+        _, allowed = await resource.resolve(request)  # the methods it takes at this path
+        if "GET" in allowed:
+            return any(r.method == "GET" and is_page_handler(r.handler) for r in resource)
+    return False
 
 
 def stamp_headers(request: web.BaseRequest, response: web.StreamResponse) -> None:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from aiohttp import web
+from forge_common.pages.render import CHANGE_PASSWORD_PATH
 
 from . import openapi
+from .accounts import settings as account_settings
+from .accounts import signin
 from .handlers import accounts, groups, org_admin, pins, profile
 from .pages import handlers as pages
 
 V1 = "/api/v1"
+SETTINGS = account_settings.APPLICATIONS
 # An organization's page is `/{org}`; the names of top-level routes and prefixes are never orgs.
 ORG_SEGMENT = (
     r"(?!(?:api|avatars|healthz|readyz|metrics|internal)\Z)[A-Za-z0-9][A-Za-z0-9._-]{0,38}"
@@ -60,6 +64,17 @@ def add_routes(app: web.Application) -> None:
     # Pages (docs/pages.md), last: `/{org}` is one segment that is not a top-level route's name.
     app.router.add_routes(
         [
+            # sign-in and the signed-in user's settings (docs/accounts.md), Gitea's paths
+            web.get("/user/login", signin.login_form),
+            web.post("/user/login", signin.login),
+            web.post("/user/logout", signin.logout),
+            web.get(SETTINGS, account_settings.applications),
+            web.post(SETTINGS, account_settings.create_token),
+            web.post(f"{SETTINGS}/delete", account_settings.delete_token),
+            web.get("/user/settings/account", account_settings.account),
+            web.post("/user/settings/account", account_settings.change_password),
+            web.get(CHANGE_PASSWORD_PATH, account_settings.must_change_form),
+            web.post(CHANGE_PASSWORD_PATH, account_settings.must_change),
             web.get("/avatars/{name}", pages.avatar),
             web.get(f"/{{org:{ORG_SEGMENT}}}", pages.org_page),
         ]

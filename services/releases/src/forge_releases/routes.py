@@ -22,6 +22,7 @@ from .insights import page as insights_page
 from .openapi import handler as openapi
 from .openapi.insights_paths import INSIGHTS
 from .pages import handlers as pages
+from .pages import start
 from .publish import handlers as publish
 from .read import handlers as read
 from .read.update_check import fast_update_check, update_check
@@ -29,7 +30,7 @@ from .tauri_keys import handlers as tauri_key
 
 API = "/api/v2/repos/{owner}/{repo}/releases"
 # Pages (docs/pages.md) live at `/{owner}/{repo}...`: an owner is never a top-level route's name.
-OWNER = r"(?!(?:api|avatars|healthz|readyz|metrics|internal)/)[A-Za-z0-9][A-Za-z0-9._-]{0,38}"
+OWNER = r"(?!(?:api|avatars|healthz|readyz|metrics|internal|user)/)[A-Za-z0-9][A-Za-z0-9._-]{0,38}"
 PAGE = f"/{{owner:{OWNER}}}/{{repo}}"
 # The page routes (not in the OpenAPI document, which describes the API); the download page
 # first: it is the one visited most, and the router tries routes in order.
@@ -98,6 +99,7 @@ def add_routes(app: web.Application) -> None:
     )
     add_compat_routes(app)
     # Pages last: literal suffixes only, so feeds and other `/{owner}/{repo}/...` routes stay free.
+    app.router.add_routes([web.get("/", start.start_page)])
     app.router.add_routes(
         [
             web.get(path, handler)

@@ -6,6 +6,25 @@ response headers of every page and the sanitised markdown renderer.
 """
 
 from .markdown import render_markdown
-from .render import page, page_headers, page_response, setup
+from .render import (
+    html_errors,
+    mark_page,
+    page,
+    page_context,
+    page_headers,
+    page_response,
+    see_other,
+    setup,
+)
 
-__all__ = ["page", "page_headers", "page_response", "render_markdown", "setup"]
+__all__ = [
+    "html_errors",
+    "mark_page",
+    "page",
+    "page_context",
+    "page_headers",
+    "page_response",
+    "render_markdown",
+    "see_other",
+    "setup",
+]

@@ -15,10 +15,13 @@ import aiohttp_jinja2
 import jinja2
 from aiohttp import web
 
+from ..csrf import csrf_token, set_pre_session_cookie
 from ..errors import ApiError
 from ..keys import SETTINGS
 from ..outage import database, is_database_down
+from ..sessions import SESSION, attach_session, session_of
 from .markdown import render_markdown
+from .return_to import sign_in_url
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -30,6 +33,12 @@ _CSP = (
 )
 PRIVATE = {"Cache-Control": "private, no-cache", "Vary": "Authorization"}
 PUBLIC = {"Cache-Control": "public, no-cache"}
+# A signed-in browser's page names them in its header: never stored by a shared cache.
+SIGNED_IN = {"Cache-Control": "private, no-cache", "Vary": "Authorization, Cookie"}
+# Where a visitor whose password must change is sent (forge_orgs' account pages serve it), and
+# the pages such a visitor may still open.
+CHANGE_PASSWORD_PATH = "/user/settings/change_password"  # noqa: S105 (a path)
+_WHILE_MUST_CHANGE = (CHANGE_PASSWORD_PATH, "/user/logout")
 
 
 def setup(app: web.Application, package: str) -> None:
@@ -62,7 +71,7 @@ def page_headers(
 ) -> dict[str, str]:
     """The headers of every page: a CSP that allows no script, and the API's caching rule
     (`public` only for what every anonymous caller sees alike); `extra` last (a `Vary` joins)."""
-    headers = dict(PUBLIC if public else PRIVATE)
+    headers = dict(SIGNED_IN if SESSION in request else PUBLIC if public else PRIVATE)
     headers["Content-Security-Policy"] = _csp(request.app[SETTINGS].app_url)
     headers["Referrer-Policy"] = "same-origin"
     for name, value in (extra or {}).items():
@@ -81,10 +90,31 @@ def page_response(
     public: bool = False,
     headers: Mapping[str, str] | None = None,
 ) -> web.Response:
-    """`template` rendered, with `page_headers`."""
-    response = aiohttp_jinja2.render_template(template, request, dict(context), status=status)
+    """`template` rendered, with `page_headers` and the signed-in visitor's context."""
+    full = {**page_context(request), **context}
+    response = aiohttp_jinja2.render_template(template, request, full, status=status)
     response.headers.update(page_headers(request, public=public, extra=headers))
+    set_pre_session_cookie(request, response)
     return response
+
+
+def see_other(location: str) -> web.Response:
+    """303 to a path of this server: the answer to a successful form post, so that a reload
+    does not post again."""
+    return web.Response(status=303, headers={"Location": location, "Cache-Control": "no-store"})
+
+
+def page_context(request: web.Request) -> dict[str, Any]:
+    """What the base template needs on every page: who is signed in (a browser session, never a
+    token's user: a token cannot sign out) and the CSRF token of the sign-out form."""
+    session = session_of(request)
+    if session is None:
+        return {"signed_in": None, "csrf_token": "", "sign_in_url": sign_in_url(request)}
+    return {
+        "signed_in": session.viewer.login,
+        "csrf_token": csrf_token(request),
+        "sign_in_url": "",
+    }
 
 
 def error_page(request: web.Request, error: ApiError) -> web.Response:
@@ -92,18 +122,45 @@ def error_page(request: web.Request, error: ApiError) -> web.Response:
     return page_response(
         request,
         "error.html",
-        {"status": error.status, "message": error.message},
+        {
+            "status": error.status,
+            "message": error.message,
+        },
         status=error.status,
         headers=error.headers,
     )
 
 
+_PAGE_MARK = "forge_page"
+
+
+def is_page_handler(handler: object) -> bool:
+    return bool(getattr(handler, _PAGE_MARK, False))
+
+
+def mark_page(handler: Handler) -> Handler:
+    """Mark a page handler that takes a path of its own before `page` (a kept answer), so that
+    aiohttp's own errors on its route (405) are pages too."""
+    setattr(handler, _PAGE_MARK, True)
+    return handler
+
+
 def page(handler: Handler) -> Handler:
-    """A page handler whose errors render as HTML with the status code the API gives."""
+    """A page handler: its viewer is the token's user or the signed-in browser's
+    (`sessions.attach_session`: `auth.viewer_of` then answers for either), and its errors render
+    as HTML with the status code the API gives. A visitor whose password must change is sent to
+    change it first."""
 
     @functools.wraps(handler)
     async def wrapped(request: web.Request) -> web.StreamResponse:
         try:
+            session = await attach_session(request)
+            if (
+                session is not None
+                and session.must_change_password
+                and request.path not in _WHILE_MUST_CHANGE
+            ):
+                raise web.HTTPSeeOther(CHANGE_PASSWORD_PATH)
             return await handler(request)
         except ApiError as error:
             return error_page(request, error)
@@ -112,4 +169,18 @@ def page(handler: Handler) -> Handler:
                 raise
             return error_page(request, database(request.app).failed(exc))
 
-    return wrapped
+    return mark_page(wrapped)
+
+
+def html_errors(handler: Handler) -> Handler:
+    """A page handler that reads no session (an avatar: the same for everyone), with HTML
+    errors."""
+
+    @functools.wraps(handler)
+    async def wrapped(request: web.Request) -> web.StreamResponse:
+        try:
+            return await handler(request)
+        except ApiError as error:
+            return error_page(request, error)
+
+    return mark_page(wrapped)

@@ -65,10 +65,12 @@ def running_nginx(
         deadline = time.monotonic() + within
         while True:
             try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=1).close()
+                # nginx's own 404, never proxied: `/` is a page of an upstream, which may be
+                # this very process, blocked in this loop
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/internal/", timeout=1).close()
                 break
             except urllib.error.HTTPError:
-                break  # it answers (404 for /)
+                break  # it answers (404)
             except OSError:
                 if process.poll() is not None or time.monotonic() > deadline:
                     log = prefix / "logs/error.log"

@@ -1,4 +1,5 @@
-"""`users[i]`: accounts that sign in, with their tokens (stored only as SHA-256 digests)."""
+"""`users[i]`: accounts that sign in, with their tokens (stored only as SHA-256 digests) and an
+optional password (stored only as an argon2id hash)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import asyncpg
 
 from .. import checks
 from ..auth import hash_token
+from ..passwords import hash_password_sync, password_problem
 
 MAX_TOKEN_LENGTH = 512  # what authentication accepts in an Authorization header
 
@@ -19,6 +21,11 @@ def validate_user(user: Mapping[str, Any], path: str, errors: list[str]) -> str:
     checks.display_name(user, "full_name", path, errors)
     checks.text(user, "email", path, errors)
     checks.flag(user, "admin", path, errors)
+    password = checks.text(user, "password", path, errors)
+    if password:
+        problem = password_problem(password)
+        if problem:
+            errors.append(f"{path}.password: {problem}")
     for j, token in enumerate(checks.strings(user, "tokens", path, errors)):
         if not token.strip() or len(token) > MAX_TOKEN_LENGTH:
             errors.append(f"{path}.tokens[{j}]: must be 1 to {MAX_TOKEN_LENGTH} characters")
@@ -40,12 +47,14 @@ async def load_users(
 
 async def _insert_user(conn: asyncpg.Connection[Any], user: Mapping[str, Any]) -> int:
     user_id: int = await conn.fetchval(
-        """INSERT INTO core.accounts (kind, name, full_name, email, is_admin)
-           VALUES ('user', $1, $2, $3, $4) RETURNING id""",
+        """INSERT INTO core.accounts (kind, name, full_name, email, is_admin, password_hash)
+           VALUES ('user', $1, $2, $3, $4, $5) RETURNING id""",
         user["name"],
         user.get("full_name", ""),
         user.get("email", ""),
         user.get("admin", False),
+        # optional: a user without one signs in with tokens only (argon2 costs tens of ms)
+        hash_password_sync(user["password"]) if user.get("password") else None,
     )
     return user_id
 

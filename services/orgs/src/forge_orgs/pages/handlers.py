@@ -1,4 +1,5 @@
-"""GET /{org} (the organization profile page) and GET /avatars/{name}.
+"""GET /{org} (the organization profile page; a user's profile for a user's name) and
+GET /avatars/{name}.
 
 The page is the overview API's answer (overview.prepared_overview: the same query, access
 rules and cache per viewer class) laid out as HTML, so it shows exactly what that API call would,
@@ -15,12 +16,16 @@ import orjson
 from aiohttp import web
 from forge_common.auth import viewer_of
 from forge_common.conditional import none_match, not_modified, quoted
+from forge_common.errors import NotFound
 from forge_common.names import is_account_name
-from forge_common.pages import page, page_headers
+from forge_common.pages import html_errors, page, page_context, page_headers
+from forge_common.sessions import session_of
 
+from ..errors import OrgNotFound
 from ..handlers.common import base_url
 from ..overview import prepared_overview
 from .avatar import avatar_svg
+from .profile import user_page
 
 # An avatar depends on the name alone and never changes: cacheable for a year by anyone.
 AVATAR_HEADERS = {
@@ -68,8 +73,18 @@ async def org_page(request: web.Request) -> web.StreamResponse:
     # The overview API's body, as bytes: the page is a function of it alone, so its digest names
     # the page and its ETag, and it is parsed only to render a page not rendered yet.
     viewer = viewer_of(request)
-    overview = (await prepared_overview(request.app, request.match_info["org"], viewer)).json
-    digest = hashlib.blake2b(overview, digest_size=16).hexdigest()
+    name = request.match_info["org"]
+    try:
+        overview = (await prepared_overview(request.app, name, viewer)).json
+    except OrgNotFound:
+        profile = await user_page(request, name)  # a user's name: their profile
+        if profile is None:
+            raise
+        return profile
+    # a signed-in browser's page names them in its header (and carries their sign-out token)
+    session = session_of(request)
+    salt = session.secret.encode() if session else b""
+    digest = hashlib.blake2b(overview + salt, digest_size=16).hexdigest()
     headers = {**page_headers(request), "ETag": quoted(digest)}
     if none_match(request, headers["ETag"]):
         return not_modified(headers["ETag"], headers)
@@ -84,6 +99,7 @@ async def org_page(request: web.Request) -> web.StreamResponse:
 def _render_page(request: web.Request, body: dict[str, Any]) -> bytes:
     org = body["organization"]
     context = {
+        **page_context(request),
         **body,
         "org": org,
         "website": _web_link(org["website"]),
@@ -95,10 +111,11 @@ def _render_page(request: web.Request, body: dict[str, Any]) -> bytes:
     return aiohttp_jinja2.render_string("orgs/org.html", request, context).encode()
 
 
+@html_errors
 async def avatar(request: web.Request) -> web.StreamResponse:
     name = request.match_info["name"]
     if not is_account_name(name):
-        raise web.HTTPNotFound()
+        raise NotFound("Not found")
     etag = quoted(hashlib.blake2b(f"v1:{name.lower()}".encode(), digest_size=8).hexdigest())
     if none_match(request, etag):
         return not_modified(etag, AVATAR_HEADERS)

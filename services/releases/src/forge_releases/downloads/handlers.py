@@ -6,12 +6,17 @@
 
 Same access rules as the API (read/resolve.py); a draft's files only for those who may read the
 draft. The file itself is sent by files.py.
+
+The files a page links to download in a browser too: a signed-in browser's session is the viewer
+here as on the pages (docs/accounts.md "Sessions"), or a member could see a private release's
+page and not fetch its files. Only a GET of bytes: nothing here changes state.
 """
 
 from __future__ import annotations
 
 from aiohttp import web
 from forge_common.keys import DB_POOL
+from forge_common.sessions import attach_session, has_session_cookie
 
 from ..errors import AssetNotFound, ReleaseNotFound
 from ..read import queries
@@ -30,6 +35,8 @@ async def download(request: web.Request) -> web.StreamResponse:
     name = request.match_info["name"]
     if _bad_name(name):
         raise AssetNotFound()
+    if has_session_cookie(request):
+        await attach_session(request)
     resolved = await resolve(request)
     tag = request.match_info["tag"]
     release = None
@@ -46,6 +53,8 @@ async def latest_download(request: web.Request) -> web.StreamResponse:
     name = request.match_info["name"]
     if _bad_name(name):
         raise AssetNotFound()
+    if has_session_cookie(request):
+        await attach_session(request)
     resolved = await resolve(request)
     stable = (await repo_releases(request.app, resolved.ref.repo_id)).stable
     if not stable:

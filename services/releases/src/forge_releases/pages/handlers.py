@@ -14,9 +14,12 @@ from typing import Any
 
 import aiohttp_jinja2
 from aiohttp import hdrs, web
+from forge_common.auth import viewer_of
 from forge_common.conditional import etag_of
+from forge_common.csrf import set_pre_session_cookie
 from forge_common.keys import SETTINGS
-from forge_common.pages import page, page_headers, page_response
+from forge_common.pages import mark_page, page, page_context, page_headers, page_response
+from forge_common.sessions import has_session_cookie
 
 from ..access_keys.grant import names_key
 from ..access_keys.signed_urls import handed_out_url
@@ -171,8 +174,9 @@ def _page_key(request: web.Request, repo_id: int, target: Target | None) -> Page
 def _kept_download_page(request: web.Request) -> web.Response | None:
     """The hot path, with no await and no query (like the update check's): an anonymous visit
     of a public repository whose candidates and page are both kept. None: take the full path."""
-    if hdrs.AUTHORIZATION in request.headers or names_key(request):
-        return None  # a key is checked on the full path, as the update check does
+    if hdrs.AUTHORIZATION in request.headers or names_key(request) or has_session_cookie(request):
+        return None  # a key is checked on the full path, as the update check does; a signed-in
+        # visitor's page names them
     match = request.match_info
     entry = request.app[RELEASE_CACHE].get_name((match["owner"], match["repo"]))
     if not isinstance(entry, RepoEntry) or entry.for_anonymous is None:
@@ -185,6 +189,7 @@ def _kept_download_page(request: web.Request) -> web.Response | None:
     return kept.respond(request) if kept is not None else None
 
 
+@mark_page
 async def download_page(request: web.Request) -> web.StreamResponse:
     """The latest release of the channel (stable unless `?channel=`), the visitor's file first."""
     kept = _kept_download_page(request)
@@ -205,6 +210,7 @@ async def _download_page(request: web.Request) -> web.StreamResponse:
     mine, others = _offers(release, rendered, target)
     repo = _repo(request, resolved)
     context = {
+        **page_context(request),
         "repo": repo,
         "release": rendered,
         "channel": channel,
@@ -222,7 +228,9 @@ async def _download_page(request: web.Request) -> web.StreamResponse:
     headers = page_headers(request, public=resolved.public, extra=HINT_HEADERS)
     headers.update({"Content-Type": "text/html; charset=utf-8", "ETag": etag_of(body)})
     kept = KeptPage(body, headers)
-    if resolved.public and hdrs.AUTHORIZATION not in request.headers:
+    if resolved.public and viewer_of(request) is None and not has_session_cookie(request):
         key = _page_key(request, resolved.ref.repo_id, target)
         request.app[PAGE_CACHE].put(key, candidates, kept)
-    return kept.respond(request)
+    response = kept.respond(request)
+    set_pre_session_cookie(request, response)
+    return response

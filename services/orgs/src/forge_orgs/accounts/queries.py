@@ -1,0 +1,42 @@
+"""The SQL of sign-in and the settings pages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from forge_common.db import Queryable
+
+
+@dataclass(frozen=True, slots=True)
+class Credentials:
+    id: int
+    name: str
+    password_hash: str | None
+    must_change_password: bool
+
+
+async def credentials(db: Queryable, name: str) -> Credentials | None:
+    """A user's password hash by name (any case); organizations never sign in."""
+    row = await db.fetchrow(
+        """SELECT id, name, password_hash, must_change_password FROM core.accounts
+            WHERE kind = 'user' AND lower(name) = lower($1)""",
+        name,
+    )
+    return Credentials(**dict(row)) if row else None
+
+
+async def password_hash_of(db: Queryable, user_id: int) -> str | None:
+    value: str | None = await db.fetchval(
+        "SELECT password_hash FROM core.accounts WHERE id = $1", user_id
+    )
+    return value
+
+
+async def set_password_hash(db: Queryable, user_id: int, password_hash: str) -> None:
+    """A new password: it no longer has to change."""
+    await db.execute(
+        """UPDATE core.accounts SET password_hash = $2, must_change_password = false
+            WHERE id = $1""",
+        user_id,
+        password_hash,
+    )
