@@ -13,6 +13,7 @@ from .compat import atom as compat_atom
 from .compat import handlers as compat
 from .compat import openapi as compat_openapi
 from .compat import writes as compat_writes
+from .console.routes import console_routes
 from .downloads import handlers as downloads
 from .feeds import handlers as feeds
 from .openapi import handler as openapi
@@ -82,6 +83,8 @@ def add_routes(app: web.Application) -> None:
         ]
     )
     add_compat_routes(app)
+    # The release console (console/): literal suffixes under `/{owner}/{repo}`, before the pages.
+    app.router.add_routes(console_routes(PAGE))
     # Pages last: literal suffixes only, so feeds and other `/{owner}/{repo}/...` routes stay free.
     app.router.add_routes(
         [

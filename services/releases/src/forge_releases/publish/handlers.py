@@ -42,7 +42,7 @@ from ..storage import Blob
 from ..urls import api_releases_url
 from . import writes
 from .input import asset_name, new_release
-from .uploads import check_declared_length, content_type_of, open_upload, receive
+from .uploads import FieldCheck, check_declared_length, content_type_of, open_upload, receive
 
 log = logging.getLogger(__name__)
 
@@ -135,11 +135,16 @@ def _check_name_free(release: Release, name: str) -> None:
         raise AssetNameTaken(name)
 
 
-async def uploaded_asset(request: web.Request) -> tuple[RepoRef, Release, Asset, Blob]:
-    """Receive the asset of an upload request (also the compat APIs'): the file is checked (name,
-    duplicate, declared size) before a byte of it is read. The caller is `@streams_body`."""
+async def uploaded_asset(
+    request: web.Request, release_id: int | None = None, check_fields: FieldCheck | None = None
+) -> tuple[RepoRef, Release, Asset, Blob]:
+    """Receive the asset of an upload request (also the compat APIs' and the console's, which
+    name the release themselves and check the form's fields before the file): the file is
+    checked (name, duplicate, declared size) before a byte of it is read. The caller is
+    `@streams_body`."""
     ref, viewer = await publisher(request)
-    release_id = release_id_of(request)
+    if release_id is None:
+        release_id = release_id_of(request)
     limit = request.app[SETTINGS].max_upload_bytes
     check_declared_length(request, limit)
     release = await release_by_id(request.app[DB_POOL], ref.repo_id, release_id)
@@ -149,7 +154,7 @@ async def uploaded_asset(request: web.Request) -> tuple[RepoRef, Release, Asset,
     if "name" in request.query:  # a multipart file name is known only after `100 Continue`
         _check_name_free(release, asset_name(request.query["name"]))
     await _send_continue(request)
-    upload = await open_upload(request)
+    upload = await open_upload(request, check_fields)
     name = asset_name(request.query.get("name", upload.filename))
     _check_name_free(release, name)
     try:
