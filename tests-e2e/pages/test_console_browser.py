@@ -270,8 +270,7 @@ def test_a_publisher_releases_stages_and_pulls_back_in_the_browser(
     assert page.locator("main strong:has-text('v1.0.0')").is_visible()
     page.click("button:has-text('Pull back to draft')")
     page.wait_for_url(re.compile(r"/releases/edit/v2\.0\.0$"))
-    answer = stack.get(check)
-    assert answer.status == 200 and json.loads(answer.body)["name"] == "v1.0.0"
+    assert stack.get(check).status == 204  # 1.0.0 is the newest again: nothing to offer
     gone = node("electron-updater.js", electron_feed, "1.0.0", str(tmp_path / "o3"), OUTSIDE)
     assert gone["version"] != "2.0.0"
     assert errors == [], errors
