@@ -14,7 +14,7 @@ from forge_common.testing.browser import csrf_of
 from .console_support import field_error, signed_in
 from .minisign_support import Signer
 from .publish_support import publish_world
-from .test_console_releases import EDIT, upload
+from .test_console_releases import upload
 
 KEYS = "/owner/priv/settings/update-keys"
 
