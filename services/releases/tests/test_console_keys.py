@@ -42,6 +42,7 @@ async def test_an_update_key_is_shown_once_with_feed_urls_that_need_no_header(
         created = await reply.text()
     key = re.search(r'id="key-secret">(forge_uk_[^<]+)<', created)
     assert key is not None
+    assert "Never" in created  # not used yet
     urls = [htmllib.unescape(u) for u in re.findall(r'<pre class="paste"[^>]*>([^<]+)<', created)]
     assert all(key.group(1) in url for url in urls) and len(urls) >= 4
     latest = next(u for u in urls if "/releases/latest?" in u)
@@ -52,9 +53,11 @@ async def test_an_update_key_is_shown_once_with_feed_urls_that_need_no_header(
     download = (await answer.json())["assets"][0]["browser_download_url"]
     got = await client.get(download.split("forge.test", 1)[1])
     assert got.status == 200 and await got.read() == b"one"
-    # listed without its secret
+    # listed without its secret, with its last use (within the minute it was used)
     _, listing = await browser.get(KEYS)
     assert "desktop app" in listing and key.group(1) not in listing
+    used = await db.fetchval("SELECT last_used_at FROM releases.update_keys")
+    assert used is not None and used.strftime("%Y-%m-%d %H:%M") in listing
     # revoked: its URLs stop working
     key_id = listing.split('name="id" value="', 1)[1].split('"', 1)[0]
     reply = await browser.submit(f"{KEYS}/revoke", {"id": key_id}, page=listing)
@@ -122,3 +125,24 @@ async def test_repository_settings_change_who_may_read(admin: Any, db: Any) -> N
     assert tuple(flags) == (True, False, True)
     reply = await browser.submit("/owner/pub/settings", {"visibility": "private"}, page=page)
     assert (await client.get("/owner/pub/releases")).status == 401  # at once on this replica
+
+
+async def test_a_keys_last_use_is_written_at_most_once_a_minute(admin: Any, db: Any) -> None:
+    client, browser = admin
+    _, page = await browser.get(KEYS)
+    async with browser.session.post(
+        browser.url(KEYS),
+        data={"_csrf": csrf_of(page), "name": "ci"},
+        headers={"Origin": browser.origin},
+    ) as reply:
+        key = re.search(r'id="key-secret">(forge_uk_[^<]+)<', await reply.text())
+    assert key is not None
+    latest = f"/api/v2/repos/owner/priv/releases/latest?key={key.group(1)}"
+    assert (await client.get(latest)).status == 200
+    first = await db.fetchval("SELECT last_used_at FROM releases.update_keys")
+    await db.execute("UPDATE releases.update_keys SET last_used_at = 'epoch'")
+    assert (await client.get(latest)).status == 200  # within the minute: no write
+    assert await db.fetchval("SELECT last_used_at FROM releases.update_keys") != first
+    assert (
+        await db.fetchval("SELECT extract(epoch FROM last_used_at) FROM releases.update_keys")
+    ) == 0
