@@ -277,6 +277,41 @@ def test_a_publisher_releases_stages_and_pulls_back_in_the_browser(
     page.context.close()
 
 
+def test_uploads_report_errors_per_file_and_can_be_cancelled(
+    stack: Stack, chromium: Any, files: list[Path], tmp_path: Path
+) -> None:
+    page = signed_in(stack, chromium, "wes")
+    page.goto(f"{stack.base_url}{DESK}/releases/edit/v1.0.0")
+    page.wait_for_selector("#attachment[multiple]", state="attached")
+    taken = tmp_path / "Desk-1.0.0.AppImage"  # a name this release already has
+    taken.write_bytes(b"again")
+    big = tmp_path / "big.bin"
+    big.write_bytes(files[0].read_bytes())
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.send(  # slow enough for the cancel to come first
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": MIB // 2},
+    )
+    page.set_input_files("#attachment", [str(taken), str(big)])
+    page.click("#upload-form button[type=submit]")
+    items = page.locator("#uploads li")
+    refused = items.filter(has_text="Desk-1.0.0.AppImage").locator(".status.failed")
+    refused.wait_for()
+    assert "already exists" in refused.inner_text()
+    items.filter(has_text="big.bin").locator("button:has-text('Cancel')").click()
+    cancelled = items.filter(has_text="big.bin").locator(".status.failed")
+    cancelled.wait_for()
+    assert cancelled.inner_text() == "Cancelled"
+    assert page.url.endswith("/releases/edit/v1.0.0")  # nothing stored: no reload
+    listing = stack.get(
+        f"/api/v2/repos/{DESK}/releases/v1.0.0", {"Authorization": "token wes-console-token"}
+    )
+    names = [asset["name"] for asset in json.loads(listing.body)["assets"]]
+    assert names == ["Desk-1.0.0.AppImage", "Desk-1.0.0-arm64-mac.zip"]
+    page.context.close()
+
+
 def test_an_owner_reorders_pins_and_the_overview_follows(stack: Stack, chromium: Any) -> None:
     page = signed_in(stack, chromium, "olga")
     page.goto(stack.base_url + "acme/settings/pins")

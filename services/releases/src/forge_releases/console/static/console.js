@@ -14,14 +14,31 @@
   input.multiple = true;
   var running = 0;
   var failed = 0;
+  var stored = 0;
+  var editPage = form.action.replace(/\/assets$/, "") + "?done=uploaded";
 
   function finished(ok) {
     running -= 1;
-    if (!ok) {
+    if (ok) {
+      stored += 1;
+    } else {
       failed += 1;
     }
-    if (running === 0 && failed === 0) {
-      window.location.assign(form.action.replace(/\/assets$/, "") + "?done=uploaded");
+    if (running !== 0) {
+      return;
+    }
+    if (failed === 0) {
+      window.location.assign(editPage);
+    } else if (stored > 0 && !document.getElementById("uploads-done")) {
+      // some files are in: the table above shows them after a reload, which would also clear
+      // the errors below, so it is the publisher's choice
+      var item = document.createElement("li");
+      var link = document.createElement("a");
+      link.id = "uploads-done";
+      link.href = editPage;
+      link.textContent = "Show the uploaded files";
+      item.appendChild(link);
+      list.appendChild(item);
     }
   }
 
@@ -95,6 +112,7 @@
     event.preventDefault();
     var files = Array.prototype.slice.call(input.files);
     failed = 0;
+    stored = 0;
     files.forEach(upload);
     input.value = "";
   });
