@@ -179,7 +179,8 @@ def running_nginx(port: int, upstreams: Mapping[str, int], logs: Path) -> Iterat
     process = _start("nginx", [*argv, "-g", "daemon off;"], {}, logs)
     process.access_log = prefix / "logs" / "access.log"
     try:
-        _wait_until(process, _http_ok(port, "/", (404,)), "answering")
+        # a path nginx answers itself: `/` goes to the releases service (down in lone_proxy)
+        _wait_until(process, _http_ok(port, "/internal/", (404,)), "answering")
         yield process
     finally:
         process.stop()
