@@ -126,8 +126,8 @@ def _moved(
     raise Unprocessable("repo_id names a repository not pinned in this organization", field="pin")
 
 
-async def _act(conn: Conn, view: OrgView, actor: Viewer, form: Form) -> str | None:
-    """Do what the form's `action` says; the field of the error, raised as the API's."""
+async def _act(conn: Conn, view: OrgView, actor: Viewer, form: Form) -> None:
+    """Do what the form's `action` says, through the API's functions; their errors propagate."""
     action = text_field(form, "action")
     org = view.org
     if action == "pin":
@@ -169,7 +169,6 @@ async def _act(conn: Conn, view: OrgView, actor: Viewer, form: Form) -> str | No
         await membership.set_visibility(conn, view, actor, actor.login, action == "publicize")
     else:
         raise Unprocessable("action is not one this page offers", field="action")
-    return None
 
 
 async def _move_group(
@@ -211,7 +210,7 @@ async def pins_post(request: web.Request) -> web.StreamResponse:
             field = _FIELD_OF.get(action, "pins")
             if action == "rename_group":
                 field = f"group-{text_field(form, 'group_id')}"
-            written(request, view.org.id)
+            written(request, view.org.id)  # a group move may have saved some places before
             return await _render(
                 request, conn, view, actor, errors={field: error.message}, status=error.status
             )

@@ -22,7 +22,7 @@ from ..errors import AssetNotFound, NoPublishAccess
 from ..publish import writes
 from ..publish.handlers import uploaded_asset
 from .forms import NO_STORE, is_script
-from .releases import _from_release, _release, edit_path, form_page
+from .releases import edit_path, form_page, release_of, values_of
 
 # Refusals about the caller or the repository, not the file: the page's own error answers them.
 _NOT_ABOUT_THE_FILE = (CsrfRefused, AuthTokenMissing, NoPublishAccess, NotFound, PermissionDenied)
@@ -31,7 +31,7 @@ _NOT_ABOUT_THE_FILE = (CsrfRefused, AuthTokenMissing, NoPublishAccess, NotFound,
 @streams_body  # the file is streamed to storage under the upload's own limits
 @page
 async def upload(request: web.Request) -> web.StreamResponse:
-    resolved, _, release = await _release(request)
+    resolved, _, release = await release_of(request)
     if not same_origin(request):
         raise CsrfRefused()
 
@@ -46,7 +46,7 @@ async def upload(request: web.Request) -> web.StreamResponse:
         if is_script(request):
             body = {"message": error.message, "field": "attachment"}
             return json_response(body, status=error.status, headers=NO_STORE)
-        values = _from_release(release)
+        values = values_of(release)
         errors = {"attachment": error.message}
         return form_page(
             request, resolved, values, release=release, errors=errors, status=error.status
@@ -59,7 +59,7 @@ async def upload(request: web.Request) -> web.StreamResponse:
 
 @page
 async def delete(request: web.Request) -> web.StreamResponse:
-    resolved, viewer, release = await _release(request)
+    resolved, viewer, release = await release_of(request)
     form = await checked_form(request)
     asset_id = positive_int64(text_field(form, "asset_id"))
     if asset_id is None:

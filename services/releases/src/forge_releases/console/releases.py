@@ -77,7 +77,8 @@ def _api_body(values: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def _from_release(release: Release) -> dict[str, Any]:
+def values_of(release: Release) -> dict[str, Any]:
+    """The form's fields filled from a stored release."""
     return {
         "tag_name": release.tag,
         "target_commitish": release.target,
@@ -151,7 +152,9 @@ async def create(request: web.Request) -> web.StreamResponse:
     return see_other(edit_path(resolved, release.tag))
 
 
-async def _release(request: web.Request) -> tuple[Resolved, Viewer, Release]:
+async def release_of(request: web.Request) -> tuple[Resolved, Viewer, Release]:
+    """The repository, the publisher and the release `{tag}` of a console path (drafts too:
+    the caller may publish), or the error the API gives."""
     resolved, viewer = await console_repo(request)
     release = await find_release(request, resolved, request.match_info["tag"], by_id=False)
     return resolved, viewer, release
@@ -159,16 +162,16 @@ async def _release(request: web.Request) -> tuple[Resolved, Viewer, Release]:
 
 @page
 async def edit_form(request: web.Request) -> web.StreamResponse:
-    resolved, _, release = await _release(request)
+    resolved, _, release = await release_of(request)
     notice = {"uploaded": "File uploaded.", "deleted": "File removed."}.get(
         request.query.get("done", ""), ""
     )
-    return form_page(request, resolved, _from_release(release), release=release, notice=notice)
+    return form_page(request, resolved, values_of(release), release=release, notice=notice)
 
 
 @page
 async def update(request: web.Request) -> web.StreamResponse:
-    resolved, viewer, release = await _release(request)
+    resolved, viewer, release = await release_of(request)
     form = await checked_form(request)
     values = _values(form)
     action = text_field(form, "action")

@@ -17,7 +17,7 @@ from ..errors import InvalidField
 from ..publish import writes
 from ..read.candidates import repo_releases
 from .forms import console_page
-from .releases import _from_release, _release, edit_path, form_page, release_path, repo_context
+from .releases import edit_path, form_page, release_of, release_path, repo_context, values_of
 from .updaters import rollout_of, updaters_offered
 
 
@@ -37,7 +37,7 @@ def _percentage(value: str, current: int) -> int:
 
 @page
 async def set_rollout(request: web.Request) -> web.StreamResponse:
-    resolved, viewer, release = await _release(request)
+    resolved, viewer, release = await release_of(request)
     form = await checked_form(request)
     back = text_field(form, "back")
     try:
@@ -47,7 +47,7 @@ async def set_rollout(request: web.Request) -> web.StreamResponse:
         )
     except ApiError as error:
         errors = {"rollout": error.message}
-        values = _from_release(release)
+        values = values_of(release)
         return form_page(
             request, resolved, values, release=release, errors=errors, status=error.status
         )
@@ -58,7 +58,7 @@ async def set_rollout(request: web.Request) -> web.StreamResponse:
 
 @page
 async def confirm_unpublish(request: web.Request) -> web.StreamResponse:
-    resolved, _, release = await _release(request)
+    resolved, _, release = await release_of(request)
     if release.draft:
         return see_other(edit_path(resolved, release.tag))
     candidates = await repo_releases(request.app, resolved.ref.repo_id)
@@ -78,7 +78,7 @@ async def confirm_unpublish(request: web.Request) -> web.StreamResponse:
 
 @page
 async def unpublish(request: web.Request) -> web.StreamResponse:
-    resolved, viewer, release = await _release(request)
+    resolved, viewer, release = await release_of(request)
     await checked_form(request)
     await writes.update_release(request.app, resolved.ref, viewer.id, release.id, {"draft": True})
     return see_other(edit_path(resolved, release.tag))
