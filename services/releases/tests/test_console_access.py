@@ -150,3 +150,41 @@ async def test_a_token_caller_sees_no_console_link_and_cannot_post_forms(
     )
     assert reply.status == 403  # no session: no CSRF token can match
     assert await db.fetchval("SELECT count(*) FROM releases.releases WHERE tag = 'v9.0.0'") == 0
+
+
+async def test_a_hidden_organizations_console_is_404_to_outsiders(
+    make_client: Any, load: Any, db: Any, settings: Any
+) -> None:
+    """A private organization does not exist for outsiders, anonymous or signed in: the console
+    says 404 on every URL, read or posted, as the API does (docs/access.md)."""
+    await load(
+        {
+            "users": [{"name": "insider"}, {"name": "outsider"}],
+            "orgs": [
+                {
+                    "name": "hush",
+                    "visibility": "private",
+                    "members": [{"user": "insider", "owner": True}],
+                }
+            ],
+            "repos": [
+                {
+                    "owner": "hush",
+                    "name": "app",
+                    "releases": [{"tag": "v1.0.0", "created_at": "2026-01-01T00:00:00Z"}],
+                }
+            ],
+        }
+    )
+    client = await make_client()
+    for caller, want in (("anonymous", 404), ("outsider", 404), ("insider", 200)):
+        async with await signed_in(client, db, settings, caller) as browser:
+            for suffix in WRITE_GETS + ADMIN_GETS:
+                status, _ = await browser.get(f"/hush/app/{suffix}")
+                assert status == want, (caller, suffix, status)
+            if want == 200:
+                continue
+            for suffix in WRITE_POSTS + ADMIN_POSTS:
+                reply = await browser.post(f"/hush/app/{suffix}", {"tag_name": "v9"})
+                assert reply.status == want, (caller, suffix, reply.status)
+    assert await db.fetchval("SELECT count(*) FROM releases.releases") == 1
