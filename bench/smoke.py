@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCHMARKS = (
     "bench/releases/bench.py",
     "bench/releases/upload_rss.py",
+    "bench/releases/console_upload_rss.py",
     "bench/releases/update_keys.py",
     "bench/releases/downloads.py",
     "bench/releases/feeds.py",

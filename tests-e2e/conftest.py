@@ -183,7 +183,7 @@ def running_nginx(
     process = _start("nginx", [*argv, "-g", "daemon off;"], {}, logs)
     process.access_log = prefix / "logs" / "access.log"
     try:
-        # nginx's own 404 (never proxied): `/` is a page, which an upstream may not serve yet
+        # a path nginx answers itself: `/` goes to the releases service (down in lone_proxy)
         _wait_until(process, _http_ok(port, "/internal/", (404,)), "answering")
         yield process
     finally:

@@ -23,6 +23,19 @@ PAGES = {
     "/user/settings/applications/delete",
     "/user/settings/account",
     "/user/settings/change_password",
+    # the release console for signed-in publishers and organization owners (docs/console.md)
+    "/{owner}/{repo}/releases/new",
+    "/{owner}/{repo}/releases/edit/{tag}",
+    "/{owner}/{repo}/releases/edit/{tag}/assets",
+    "/{owner}/{repo}/releases/edit/{tag}/assets/delete",
+    "/{owner}/{repo}/releases/edit/{tag}/rollout",
+    "/{owner}/{repo}/releases/edit/{tag}/unpublish",
+    "/{owner}/{repo}/settings",
+    "/{owner}/{repo}/settings/update-keys",
+    "/{owner}/{repo}/settings/update-keys/revoke",
+    "/{owner}/{repo}/settings/tauri-key",
+    "/-/console.js",
+    "/{org}/settings/pins",
 }
 
 

@@ -21,6 +21,18 @@ PAGE_ROUTES = {  # the HTML pages (docs/pages.md), not part of this API either
     "/{owner}/{repo}/download",
     "/{owner}/{repo}/insights",
     "/",  # the start page
+    # the release console (docs/console.md)
+    "/{owner}/{repo}/releases/new",
+    "/{owner}/{repo}/releases/edit/{tag}",
+    "/{owner}/{repo}/releases/edit/{tag}/assets",
+    "/{owner}/{repo}/releases/edit/{tag}/assets/delete",
+    "/{owner}/{repo}/releases/edit/{tag}/rollout",
+    "/{owner}/{repo}/releases/edit/{tag}/unpublish",
+    "/{owner}/{repo}/settings",
+    "/{owner}/{repo}/settings/update-keys",
+    "/{owner}/{repo}/settings/update-keys/revoke",
+    "/{owner}/{repo}/settings/tauri-key",
+    "/-/console.js",
 }
 # the Gitea and GitHub shapes (docs/compat.md): documented by their own documents
 COMPAT_PREFIXES = ("/api/v1/", "/api/v3/", "/{owner}/{repo}/releases.atom")

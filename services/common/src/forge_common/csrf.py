@@ -120,18 +120,18 @@ async def checked_form(request: web.Request) -> Form:
     if not same_origin(request):
         raise CsrfRefused()
     form = await request.post()
-    sent = form.get(FIELD)
-    check_token(request, sent if isinstance(sent, str) else "")
+    check_token(request, form.get(FIELD))
     return form
 
 
-def check_token(request: web.Request, sent: str) -> None:
+def check_token(request: web.Request, sent: object) -> None:
     """Check both defences for a request whose body `checked_form` must not read (a streamed
-    upload: send the token in the query string or a header instead). Raises CsrfRefused."""
+    upload, whose `_csrf` field comes before the file, or a token sent in the query string or a
+    header). Raises CsrfRefused."""
     if not same_origin(request):
         raise CsrfRefused()
     binding = _binding(request, create=False)
-    if not sent or binding is None:
+    if not isinstance(sent, str) or not sent or binding is None:
         raise CsrfRefused()
     if not hmac.compare_digest(sent.encode(), _token_for(binding).encode()):
         raise CsrfRefused()

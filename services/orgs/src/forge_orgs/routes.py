@@ -10,6 +10,7 @@ from .accounts import settings as account_settings
 from .accounts import signin
 from .handlers import accounts, groups, org_admin, pins, profile
 from .pages import handlers as pages
+from .pages import pins_console
 
 V1 = "/api/v1"
 SETTINGS = account_settings.APPLICATIONS
@@ -76,6 +77,9 @@ def add_routes(app: web.Application) -> None:
             web.get(CHANGE_PASSWORD_PATH, account_settings.must_change_form),
             web.post(CHANGE_PASSWORD_PATH, account_settings.must_change),
             web.get("/avatars/{name}", pages.avatar),
+            # the organization owner's pins page (docs/console.md "Pins")
+            web.get(f"/{{org:{ORG_SEGMENT}}}/settings/pins", pins_console.pins_page),
+            web.post(f"/{{org:{ORG_SEGMENT}}}/settings/pins", pins_console.pins_post),
             web.get(f"/{{org:{ORG_SEGMENT}}}", pages.org_page),
         ]
     )

@@ -14,6 +14,7 @@ from .compat import handlers as compat
 from .compat import openapi as compat_openapi
 from .compat import repo_admin
 from .compat import writes as compat_writes
+from .console.routes import console_routes
 from .downloads import archives
 from .downloads import handlers as downloads
 from .feeds import handlers as feeds
@@ -98,6 +99,8 @@ def add_routes(app: web.Application) -> None:
         ]
     )
     add_compat_routes(app)
+    # The release console (console/): literal suffixes under `/{owner}/{repo}`, before the pages.
+    app.router.add_routes(console_routes(PAGE))
     # Pages last: literal suffixes only, so feeds and other `/{owner}/{repo}/...` routes stay free.
     app.router.add_routes([web.get("/", start.start_page)])
     app.router.add_routes(

@@ -11,6 +11,7 @@ from forge_common.config import Settings
 from forge_common.service import Service, bind_options
 
 from . import cli, world
+from .access_keys.grant import LAST_USE_WRITTEN
 from .access_keys.signed_urls import URL_SIGNER, UrlSigner
 from .counter import DownloadCounter
 from .insights.counter import InsightsCounter, Uncounted
@@ -35,6 +36,7 @@ def setup(app: web.Application, settings: Settings, options: Options) -> None:
     app[INSIGHTS] = counting(Defaults(settings.server_os, settings.server_arch))
     app[STORAGE] = open_storage(settings)
     app[URL_SIGNER] = UrlSigner.from_settings(settings)
+    app[LAST_USE_WRITTEN] = {}
     add_releases_metrics(app, app[RELEASE_CACHE], app[DOWNLOAD_COUNTER], app[INSIGHTS])
     app.cleanup_ctx.append(listener_context)
     app.cleanup_ctx.append(counter_context)

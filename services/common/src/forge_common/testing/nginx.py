@@ -65,8 +65,8 @@ def running_nginx(
         deadline = time.monotonic() + within
         while True:
             try:
-                # nginx's own 404, never proxied: `/` is a page of an upstream, which may be
-                # this very process, blocked in this loop
+                # a path nginx answers itself (never routed): `/` goes to the releases service,
+                # which in a test may run on the very event loop this probe blocks
                 urllib.request.urlopen(f"http://127.0.0.1:{port}/internal/", timeout=1).close()
                 break
             except urllib.error.HTTPError:

@@ -44,3 +44,11 @@ async def set_public(conn: Conn, org_id: int, user_id: int, public: bool) -> Non
         user_id,
         public,
     )
+
+
+async def membership_public(conn: Conn, org_id: int, user_id: int) -> bool | None:
+    """The member's public flag; None when the user is not a member."""
+    public: bool | None = await conn.fetchval(
+        "SELECT public FROM core.org_members WHERE org_id = $1 AND user_id = $2", org_id, user_id
+    )
+    return public

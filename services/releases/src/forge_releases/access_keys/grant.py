@@ -55,3 +55,22 @@ async def authorise_by_key(request: web.Request, repo_id: int) -> None:
     if key_id is None:
         raise RepoNotFound()
     request[UPDATE_KEY_ID] = key_id
+    await _note_use(request.app, key_id)
+
+
+# When this process last wrote each key's last use: the column is written at most once a minute
+# per key, so a busy updater costs no write per request.
+LAST_USE_EVERY = 60.0
+LAST_USE_WRITTEN = web.AppKey("forge_update_key_last_use", dict[int, float])  # service.setup
+
+
+async def _note_use(app: web.Application, key_id: int) -> None:
+    written = app[LAST_USE_WRITTEN]
+    now = time.monotonic()
+    if now - written.get(key_id, -LAST_USE_EVERY) < LAST_USE_EVERY:
+        return
+    written[key_id] = now
+    if len(written) > 10_000:  # revoked keys' entries: forget them all now and then
+        written.clear()
+        written[key_id] = now
+    await queries.mark_used(app[DB_POOL], key_id)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import secrets
 
+import asyncpg
 from aiohttp import web
 from forge_common.access import Access
 from forge_common.auth import Viewer, hash_token, viewer_of
@@ -43,7 +44,7 @@ async def admin_of(request: web.Request) -> tuple[RepoRef, Viewer]:
     return resolved.ref, viewer
 
 
-def _name(value: str) -> str:
+def key_name(value: str) -> str:
     name = value.strip()
     # the rule of every display name we store (forge_common.names)
     if not name.isprintable() or display_name_problem(name, max_length=_MAX_NAME):
@@ -51,13 +52,19 @@ def _name(value: str) -> str:
     return name
 
 
+async def new_key(
+    pool: asyncpg.Pool, ref: RepoRef, name: str, viewer: Viewer
+) -> tuple[asyncpg.Record, str]:
+    """A new key of the repository (also the console's): its row and its secret, which exists
+    only in this answer (the database keeps its digest)."""
+    key = PREFIX + secrets.token_urlsafe(32)
+    return await queries.create_key(pool, ref.repo_id, name, hash_token(key), viewer.id), key
+
+
 async def create_key(request: web.Request) -> web.Response:
     ref, viewer = await admin_of(request)
-    name = _name(required_str(await read_json_object(request), "name"))
-    key = PREFIX + secrets.token_urlsafe(32)
-    row = await queries.create_key(
-        request.app[DB_POOL], ref.repo_id, name, hash_token(key), viewer.id
-    )
+    name = key_name(required_str(await read_json_object(request), "name"))
+    row, key = await new_key(request.app[DB_POOL], ref, name, viewer)
     body = {**queries.rendered(row), "creator": viewer.login, "key": key}
     return json_response(body, status=201, headers=_NO_STORE)
 

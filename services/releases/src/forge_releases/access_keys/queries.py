@@ -25,7 +25,7 @@ async def create_key(
 
 async def list_keys(pool: asyncpg.Pool, repo_id: int) -> list[dict[str, Any]]:
     rows = await pool.fetch(
-        """SELECT k.id, k.name, k.created_at, a.name AS creator
+        """SELECT k.id, k.name, k.created_at, k.last_used_at, a.name AS creator
              FROM releases.update_keys k LEFT JOIN core.accounts a ON a.id = k.creator_id
             WHERE k.repo_id = $1 ORDER BY k.id""",
         repo_id,
@@ -63,3 +63,7 @@ async def key_exists(pool: asyncpg.Pool, repo_id: int, key_id: int) -> bool:
 def rendered(row: asyncpg.Record | dict[str, Any]) -> dict[str, Any]:
     created: datetime = row["created_at"]
     return {"id": row["id"], "name": row["name"], "created_at": created}
+
+
+async def mark_used(pool: asyncpg.Pool, key_id: int) -> None:
+    await pool.execute("UPDATE releases.update_keys SET last_used_at = now() WHERE id = $1", key_id)

@@ -23,6 +23,9 @@ from forge_common.sessions import has_session_cookie
 
 from ..access_keys.grant import names_key
 from ..access_keys.signed_urls import handed_out_url
+from ..console.access import console_links
+from ..console.releases import edit_path
+from ..console.updaters import rollout_of
 from ..errors import NoReleasesFound
 from ..keys import DOWNLOAD_COUNTER, RELEASE_CACHE
 from ..models import Release, Resolved
@@ -134,6 +137,7 @@ async def releases_page(request: web.Request) -> web.StreamResponse:
         "next_url": link(listing.page.page + 1) if listing.page.page < last else None,
         "og_url": f"{repo['url']}/releases",
         "og_description": f"Releases of {repo['full_name']}",
+        "console": console_links(request, resolved),
     }
     return page_response(
         request,
@@ -157,6 +161,9 @@ async def release_page(request: web.Request) -> web.StreamResponse:
         "latest_id": await _latest_id(request, resolved),
         "og_url": rendered["html_url"],
         "og_description": (release.note[:200] or release.title or release.tag),
+        "console": console_links(request, resolved),
+        "rollout": rollout_of(release),
+        "edit_url": edit_path(resolved, release.tag),
     }
     return page_response(
         request,

@@ -45,7 +45,7 @@ from ..storage import Blob
 from ..urls import api_releases_url
 from . import writes
 from .input import asset_name, new_release
-from .uploads import check_declared_length, content_type_of, open_upload, receive
+from .uploads import FieldCheck, check_declared_length, content_type_of, open_upload, receive
 
 log = logging.getLogger(__name__)
 
@@ -147,13 +147,19 @@ def _same(name: str) -> str:
 
 
 async def uploaded_asset(
-    request: web.Request, rename: Callable[[str], str] = _same
+    request: web.Request,
+    rename: Callable[[str], str] = _same,
+    release_id: int | None = None,
+    check_fields: FieldCheck | None = None,
 ) -> tuple[RepoRef, Release, Asset, Blob]:
-    """Receive the asset of an upload request (also the compat APIs'): the file is checked (name,
-    duplicate, declared size) before a byte of it is read. The caller is `@streams_body`.
-    `rename` turns the name sent into the name stored (GitHub's renaming on `/api/v3`)."""
+    """Receive the asset of an upload request (also the compat APIs' and the console's, which
+    name the release themselves and check the form's fields before the file): the file is
+    checked (name, duplicate, declared size) before a byte of it is read. The caller is
+    `@streams_body`. `rename` turns the name sent into the name stored (GitHub's renaming on
+    `/api/v3`)."""
     ref, viewer = await publisher(request)
-    release_id = release_id_of(request)
+    if release_id is None:
+        release_id = release_id_of(request)
     limit = request.app[SETTINGS].max_upload_bytes
     check_declared_length(request, limit)
     release = await release_by_id(request.app[DB_POOL], ref.repo_id, release_id)
@@ -164,7 +170,7 @@ async def uploaded_asset(
         _check_name_free(release, _stored_name(request.query["name"], rename))
     await _send_continue(request)
     try:
-        upload = await open_upload(request)
+        upload = await open_upload(request, check_fields)
         name = _stored_name(request.query.get("name", upload.filename), rename)
         _check_name_free(release, name)
         writer = await receive(upload, request.app[STORAGE], limit)

@@ -130,11 +130,31 @@ def _form_end(reader: MultipartReader) -> Callable[[], Awaitable[None]]:
     return finish
 
 
-async def open_upload(request: web.Request) -> Upload:
+# Fields before the file that a form-checking caller reads (the console's `_csrf`): a few short
+# ones, so a form cannot make us hold more than this in memory before its file.
+FIELDS_BEFORE_FILE = 8
+FIELD_BYTES = 1024
+FieldCheck = Callable[[dict[str, str]], Awaitable[None]]
+
+
+async def _small_field(part: BodyPartReader) -> str:
+    data = bytearray()
+    while chunk := await part.read_chunk(FIELD_BYTES):
+        data += chunk
+        if len(data) > FIELD_BYTES:
+            raise MalformedMultipart()
+    return data.decode("utf-8", "replace")
+
+
+async def open_upload(request: web.Request, check_fields: FieldCheck | None = None) -> Upload:
     """The bytes to store: the raw body, or the first file part of a multipart form (fields
-    before it are skipped; nothing after it is read)."""
+    before it are skipped, or with `check_fields` read and handed to it before a byte of the
+    file is; nothing after it is read)."""
     if request.content_type != "multipart/form-data":
+        if check_fields is not None:
+            await check_fields({})
         return Upload(None, request.headers.get("Content-Type", ""), _raw_chunks(request))
+    fields: dict[str, str] = {}
     try:
         reader = await request.multipart()
         while True:
@@ -144,10 +164,17 @@ async def open_upload(request: web.Request) -> Upload:
             if isinstance(part, MultipartReader):
                 raise NestedMultipart()
             if part.filename is not None:
+                if check_fields is not None:
+                    await check_fields(fields)
                 declared = part.headers.get("Content-Type", "")
                 chunks = _part_chunks(part, _idle_timeout(request))
                 return Upload(part.filename, declared, chunks, _form_end(reader))
-            await part.release()  # a plain form field: skip it
+            if check_fields is None:
+                await part.release()  # a plain form field: skip it
+            elif len(fields) >= FIELDS_BEFORE_FILE:
+                raise MalformedMultipart()
+            else:
+                fields[part.name or ""] = await _small_field(part)
     except _MALFORMED:
         raise MalformedMultipart() from None
 

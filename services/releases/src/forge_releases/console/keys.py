@@ -1,0 +1,165 @@
+"""Repository admins' key pages: `/{owner}/{repo}/settings/update-keys` (create, list, revoke)
+and `/{owner}/{repo}/settings/tauri-key` (set, remove), through the queries and checks of the
+update-key and Tauri-key APIs (access_keys/, tauri_keys/).
+
+A new update key is shown once, on the answer to the post that made it (`Cache-Control:
+no-store`, never in a URL or a redirect), with the feed URLs each updater needs, ready to paste.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+from forge_common.access import Access
+from forge_common.csrf import checked_form, text_field
+from forge_common.errors import ApiError
+from forge_common.ids import positive_int64
+from forge_common.keys import DB_POOL, SETTINGS
+from forge_common.pages import page, see_other
+
+from ..access_keys import queries as key_queries
+from ..access_keys.handlers import key_name, new_key
+from ..errors import InvalidField, TauriKeyNotFound, UpdateKeyNotFound
+from ..models import Resolved
+from ..tauri_keys import queries as tauri_queries
+from ..tauri_keys.minisign import NotMinisign, parse_public_key
+from .access import console_repo
+from .forms import console_page
+from .releases import repo_context
+
+KEYS_TEMPLATE = "releases/console/update_keys.html"
+TAURI_TEMPLATE = "releases/console/tauri_key.html"
+
+
+def feed_urls(app_url: str, owner: str, repo: str, key: str) -> list[tuple[str, str]]:
+    """Where each updater reads its feed with this key (docs/releases.md "Update feeds")."""
+    api = f"{app_url}api/v2/repos/{owner}/{repo}/releases"
+    return [
+        (
+            "Update check (Electron's autoUpdater on macOS, update-electron-app, any client)",
+            f"{api}/update?version={{version}}&platform={{platform}}&arch={{arch}}&key={key}",
+        ),
+        ("electron-updater (generic provider url)", f"{api}/feeds/electron/?key={key}"),
+        ("Squirrel.Windows (x64)", f"{api}/feeds/squirrel/x64?key={key}"),
+        (
+            "Tauri updater (endpoints)",
+            f"{api}/feeds/tauri/{{{{target}}}}/{{{{arch}}}}/{{{{current_version}}}}?key={key}",
+        ),
+        ("Latest release (API)", f"{api}/latest?key={key}"),
+    ]
+
+
+async def _keys_page(
+    request: web.Request,
+    resolved: Resolved,
+    *,
+    created: dict[str, Any] | None = None,
+    errors: dict[str, str] | None = None,
+    status: int = 200,
+    notice: str = "",
+) -> web.Response:
+    rows = await key_queries.list_keys(request.app[DB_POOL], resolved.ref.repo_id)
+    context = {
+        "repo": repo_context(request, resolved),
+        "keys": rows,
+        "created": created,
+        "errors": errors or {},
+        "notice": notice,
+    }
+    return console_page(request, KEYS_TEMPLATE, context, status=status)
+
+
+@page
+async def update_keys(request: web.Request) -> web.StreamResponse:
+    resolved, _ = await console_repo(request, Access.ADMIN)
+    notice = "Key revoked: its URLs stop working now." if request.query.get("done") else ""
+    return await _keys_page(request, resolved, notice=notice)
+
+
+@page
+async def create_update_key(request: web.Request) -> web.StreamResponse:
+    resolved, viewer = await console_repo(request, Access.ADMIN)
+    form = await checked_form(request)
+    try:
+        name = key_name(text_field(form, "name"))
+    except ApiError as error:
+        return await _keys_page(
+            request, resolved, errors={"name": error.message}, status=error.status
+        )
+    row, key = await new_key(request.app[DB_POOL], resolved.ref, name, viewer)
+    ref = resolved.ref
+    created = {
+        "name": row["name"],
+        "key": key,
+        "urls": feed_urls(request.app[SETTINGS].app_url, ref.owner, ref.name, key),
+    }
+    return await _keys_page(request, resolved, created=created, status=201)
+
+
+@page
+async def revoke_update_key(request: web.Request) -> web.StreamResponse:
+    resolved, _ = await console_repo(request, Access.ADMIN)
+    form = await checked_form(request)
+    key_id = positive_int64(text_field(form, "id"))
+    pool = request.app[DB_POOL]
+    if key_id is None or not await key_queries.delete_key(pool, resolved.ref.repo_id, key_id):
+        raise UpdateKeyNotFound()
+    ref = resolved.ref
+    return see_other(f"/{ref.owner}/{ref.name}/settings/update-keys?done=revoked")
+
+
+async def _tauri_page(
+    request: web.Request,
+    resolved: Resolved,
+    *,
+    errors: dict[str, str] | None = None,
+    value: str = "",
+    status: int = 200,
+) -> web.Response:
+    row = await tauri_queries.key_of(request.app[DB_POOL], resolved.ref.repo_id)
+    current = None
+    if row is not None:
+        parsed = parse_public_key(row["public_key"])
+        current = {
+            "key_id": parsed.id_hex,
+            "public_key": parsed.tauri_form,
+            "updated_at": row["updated_at"],
+            "updated_by": row["updated_by"],
+        }
+    context = {
+        "repo": repo_context(request, resolved),
+        "current": current,
+        "errors": errors or {},
+        "value": value,
+    }
+    return console_page(request, TAURI_TEMPLATE, context, status=status)
+
+
+@page
+async def tauri_key(request: web.Request) -> web.StreamResponse:
+    resolved, _ = await console_repo(request, Access.ADMIN)
+    return await _tauri_page(request, resolved)
+
+
+@page
+async def set_tauri_key(request: web.Request) -> web.StreamResponse:
+    resolved, viewer = await console_repo(request, Access.ADMIN)
+    form = await checked_form(request)
+    pool = request.app[DB_POOL]
+    ref = resolved.ref
+    if text_field(form, "action") == "remove":
+        if not await tauri_queries.delete_key(pool, ref.repo_id):
+            raise TauriKeyNotFound()
+        return see_other(f"/{ref.owner}/{ref.name}/settings/tauri-key")
+    text = text_field(form, "public_key").strip()
+    try:
+        try:
+            key = parse_public_key(text)
+        except NotMinisign as exc:
+            raise InvalidField("public_key", str(exc)) from None
+    except ApiError as error:
+        errors = {"public_key": error.message}
+        return await _tauri_page(request, resolved, errors=errors, value=text, status=error.status)
+    await tauri_queries.set_key(pool, ref.repo_id, key.line, viewer.id)
+    return see_other(f"/{ref.owner}/{ref.name}/settings/tauri-key")

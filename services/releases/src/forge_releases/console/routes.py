@@ -1,0 +1,32 @@
+"""The console's routes (docs/console.md), added to the releases service's one route table
+before the pages."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from . import assets, keys, releases, rollout, script, settings
+
+
+def console_routes(page: str) -> list[web.RouteDef]:
+    """`page` is the route table's `/{owner}/{repo}` pattern."""
+    edit = f"{page}/releases/edit/{{tag}}"
+    return [
+        web.get("/-/console.js", script.console_script),
+        web.get(f"{page}/releases/new", releases.new_form),
+        web.post(f"{page}/releases/new", releases.create),
+        web.get(edit, releases.edit_form),
+        web.post(edit, releases.update),
+        web.post(f"{edit}/assets", assets.upload),
+        web.post(f"{edit}/assets/delete", assets.delete),
+        web.post(f"{edit}/rollout", rollout.set_rollout),
+        web.get(f"{edit}/unpublish", rollout.confirm_unpublish),
+        web.post(f"{edit}/unpublish", rollout.unpublish),
+        web.get(f"{page}/settings", settings.repo_settings),
+        web.post(f"{page}/settings", settings.save_repo_settings),
+        web.get(f"{page}/settings/update-keys", keys.update_keys),
+        web.post(f"{page}/settings/update-keys", keys.create_update_key),
+        web.post(f"{page}/settings/update-keys/revoke", keys.revoke_update_key),
+        web.get(f"{page}/settings/tauri-key", keys.tauri_key),
+        web.post(f"{page}/settings/tauri-key", keys.set_tauri_key),
+    ]
