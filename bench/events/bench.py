@@ -8,16 +8,26 @@ Figures:
 - latency: rows committed at `--rate` events/s for `--seconds`; commit → OnEvent p50/p99 (the
   commit time is taken in this process right after COMMIT, the arrival time by the plugin here);
 - drain: `--backlog` rows committed in one transaction; events/s until the last reaches OnEvent;
+- under overload: while the sustained phase is offered and until its last event arrives, the
+  gateway's admin API (`GET /api/v1/admin/plugins`, which reads the delivery tables through the
+  gateway's pool) and the producer's release list are asked every 0.1 s: their statuses and
+  slowest answer; the duplicate OnEvent calls of the phase, as a share of the events offered;
+- ceiling: right after the drain, `bench/events/grpc_ceiling.py` (bare OnEvent calls between two
+  processes, as many in flight as the gateway's cap) measures what one Python plugin can take on
+  these CPUs in the same minutes; the drain is reported as a share of it;
 - through the API: releases created with `POST /api/v2/repos/bench/app/releases` (each is a
   `release.created` and a `release.published`) at `--api-rate` releases/s for `--seconds`, by up
   to 32 connections; the rate at which their events reach OnEvent, and how far delivery lagged
   behind the last 201 (a lag that grows with `--seconds` is a growing backlog).
-Every event id must reach the plugin (lost = 0), or the benchmark fails.
+Every event id must reach the plugin (lost = 0), or the benchmark fails. At the end: 5xx answers
+of both services by route (from their /metrics), and why attempts other than the first were made
+(`gateway.delivery_attempts`).
 
     .venv/bin/python bench/events/bench.py            # full run (~1-2 min)
     .venv/bin/python bench/events/bench.py --smoke    # ~2 s of each phase, small counts
     .venv/bin/python bench/events/bench.py --profile  # also pg_stat_statements' top statements
     .venv/bin/python bench/events/bench.py --max-in-flight 32  # the plugin's cap (PLUGINS_FILE)
+    .venv/bin/python bench/events/bench.py --seconds 15 --backlog 5000  # a long overload
 """
 
 from __future__ import annotations
@@ -28,10 +38,13 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import statistics
+import subprocess
 import sys
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -39,6 +52,7 @@ from typing import Any
 import aiohttp
 import asyncpg
 import grpc
+import uvloop
 from forge_common.embedded_pg import EmbeddedPostgres, free_port
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
@@ -53,6 +67,8 @@ API_EVENTS = ("release.created", "release.published")  # what creating a release
 API_TOKEN = "bench-events-token"  # noqa: S105 (a throwaway database's)
 FULL = {"rate": 500, "overload": 4000, "seconds": 5.0, "backlog": 10_000, "api_rate": 1500}
 SMOKE = {"rate": 100, "overload": 400, "seconds": 1.5, "backlog": 300, "api_rate": 50}
+CEILING = Path(__file__).with_name("grpc_ceiling.py")
+GATEWAY_CAP = 16  # DeliveryOptions.concurrency: OnEvent calls in flight per plugin by default
 
 
 class Recorder:
@@ -201,6 +217,99 @@ async def create_releases(base_url: str, rate: float, seconds: float) -> tuple[i
     return created, started, last
 
 
+class Prober:
+    """Asks the APIs every `interval` s while a phase runs: does the gateway still answer its
+    admin API (the delivery tables, through its pool) and the producer its release list?"""
+
+    def __init__(self, urls: dict[str, str], interval: float = 0.1) -> None:
+        self.urls = urls
+        self.interval = interval
+        self.statuses: dict[str, Counter[int]] = {name: Counter() for name in urls}
+        self.slowest: dict[str, float] = dict.fromkeys(urls, 0.0)
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+
+    async def stop(self) -> str:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        parts = []
+        for name, counts in self.statuses.items():
+            answers = ", ".join(f"{n} × {status}" for status, n in sorted(counts.items()))
+            parts.append(f"{name}: {answers or 'none'}, slowest {self.slowest[name] * 1000:.0f} ms")
+        return "; ".join(parts)
+
+    @property
+    def failures(self) -> int:
+        return sum(n for c in self.statuses.values() for status, n in c.items() if status >= 300)
+
+    async def _run(self) -> None:
+        headers = {"Authorization": f"token {API_TOKEN}"}
+        timeout = aiohttp.ClientTimeout(total=60)
+        async with aiohttp.ClientSession(timeout=timeout) as session:
+            while True:
+                await asyncio.gather(*(self._ask(session, n, headers) for n in self.urls))
+                await asyncio.sleep(self.interval)
+
+    async def _ask(self, session: aiohttp.ClientSession, name: str, headers: Any) -> None:
+        began = time.monotonic()
+        try:
+            async with session.get(self.urls[name], headers=headers) as resp:
+                await resp.read()
+                status = resp.status
+        except (aiohttp.ClientError, TimeoutError):
+            status = 599  # no answer at all
+        self.statuses[name][status] += 1
+        self.slowest[name] = max(self.slowest[name], time.monotonic() - began)
+
+
+async def server_errors(url: str) -> Counter[str]:
+    """5xx answers of the service at `url` so far, by route and status (its /metrics)."""
+    async with aiohttp.ClientSession() as session, session.get(url + "metrics") as resp:
+        text = await resp.text()
+    errors: Counter[str] = Counter()
+    for line in text.splitlines():
+        found = re.match(r"forge_http_requests_total\{(.*)\} ([0-9.e+]+)$", line)
+        if not found:
+            continue
+        labels = dict(re.findall(r'(\w+)="([^"]*)"', found.group(1)))
+        if labels.get("status", "").startswith("5"):
+            errors[f"{labels.get('method')} {labels.get('route')} {labels['status']}"] += int(
+                float(found.group(2))
+            )
+    return errors
+
+
+async def grpc_ceiling(args: argparse.Namespace) -> float:
+    """Bare OnEvent calls/s between two processes (grpc_ceiling.py), now, at the gateway's cap.
+    Run without blocking this loop: the recording plugin must keep answering health checks."""
+    in_flight = args.max_in_flight or GATEWAY_CAP
+    command = [str(CEILING), "--in-flight", str(in_flight)]
+    command += ["--smoke"] if args.smoke else ["--seconds", "5"]
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, *command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    out, _ = await asyncio.wait_for(process.communicate(), timeout=120)
+    text = out.decode(errors="replace")
+    found = re.search(r"in flight +\d+: +(\d+) OnEvent calls/s", text)
+    if process.returncode != 0 or found is None:
+        fail(f"grpc_ceiling.py failed: {text}")
+    return float(found.group(1))
+
+
+async def repeated_attempts(conn: asyncpg.Connection[Any]) -> str:
+    """Why attempts other than a delivered first one were made: each kind of outcome or error."""
+    rows = await conn.fetch(
+        """SELECT outcome, coalesce(split_part(error, ':', 1), '') AS why, count(*) AS n
+             FROM gateway.delivery_attempts WHERE outcome <> 'delivered' OR attempt > 1
+            GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 6"""
+    )
+    return ", ".join(f"{r['n']} {r['outcome']} ({r['why'] or '-'})" for r in rows) or "none"
+
+
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * p / 100))]
@@ -267,18 +376,34 @@ async def bench(
         f"ms, max {max(latencies):.0f} ms; {await cpu.line(len(committed))}"
     )
 
-    # Sustained: offered more than the pipeline takes; what reaches the plugin per second.
+    # Sustained: offered more than the pipeline takes; what reaches the plugin per second, whether
+    # the APIs still answer meanwhile, and how many OnEvent calls were made twice.
     await cpu.start()
+    calls_before = recorder.calls - len(recorder.arrivals)
+    prober = Prober(
+        {
+            "gateway admin API": f"{args.gateway_url}api/v1/admin/plugins",
+            "producer release list": f"{args.api_url}api/v2/repos/bench/app/releases",
+        }
+    )
+    prober.start()
     committed = await produce(conn, args.overload, args.seconds)
     offered = len(committed) / args.seconds
-    await arrived(recorder, committed, 300)
+    await arrived(recorder, committed, 600)
+    probed = await prober.stop()
     times = sorted(recorder.arrivals[i] for i in committed)
     first_commit = min(committed.values())
     rate = len(times) / max(times[-1] - first_commit, 1e-3)
+    twice = recorder.calls - len(recorder.arrivals) - calls_before
     report.row(
         f"sustained: {len(committed)} events offered at {offered:.0f}/s; delivered at "
         f"{rate:.0f}/s (first commit to last OnEvent {times[-1] - first_commit:.1f} s); "
         f"{await cpu.line(len(committed))}"
+    )
+    report.row(
+        f"under overload: duplicate OnEvent calls {twice} "
+        f"({twice / len(committed) * 100:.2f} % of the events offered); APIs asked every 0.1 s: "
+        f"{probed}"
     )
 
     # Backlog drain: one transaction of `backlog` rows.
@@ -289,6 +414,13 @@ async def bench(
     report.row(
         f"drain: {args.backlog} events committed at once, all delivered in {last - at:.2f} s "
         f"({args.backlog / (last - at):.0f}/s); {await cpu.line(args.backlog)}"
+    )
+    drain = args.backlog / (last - at)
+    ceiling = await grpc_ceiling(args)
+    in_flight = args.max_in_flight or GATEWAY_CAP
+    report.row(
+        f"drain against the ceiling: bare OnEvent ({CEILING.name}, {in_flight} in flight) "
+        f"{ceiling:.0f} calls/s just after; the drain is {drain / ceiling:.2f} of it"
     )
     # Through the public API: the producer's own writes, outbox and relay, as in production.
     await cpu.start()
@@ -305,7 +437,21 @@ async def bench(
         f"201; {await cpu.line(2 * created)}"
     )
     duplicates = recorder.calls - len(recorder.arrivals)
-    report.row(f"lost 0, duplicate OnEvent calls {duplicates}")
+    offered_all = len(recorder.arrivals)
+    report.row(
+        f"lost 0, duplicate OnEvent calls {duplicates} of {offered_all} events "
+        f"({duplicates / offered_all * 100:.2f} %); attempts other than a delivered first one: "
+        f"{await repeated_attempts(conn)}"
+    )
+    errors = {
+        "gateway": await server_errors(args.gateway_url),
+        "producer": await server_errors(args.api_url),
+    }
+    described = "; ".join(
+        f"{name} " + (", ".join(f"{n} × {key}" for key, n in found.items()) or "none")
+        for name, found in errors.items()
+    )
+    report.row(f"5xx answers over the run: {described}")
 
     if args.profile:
         rows = await conn.fetch(
@@ -323,6 +469,8 @@ async def add_api_caller(database_url: str) -> None:
     conn = await asyncpg.connect(database_url)
     try:
         owner, _ = await add_bench_app(conn)
+        # a site admin: the overload phase asks the gateway's admin API too
+        await conn.execute("UPDATE core.accounts SET is_admin = true WHERE id = $1", owner)
         await conn.execute(
             "INSERT INTO core.access_tokens (user_id, token_sha256) VALUES ($1, $2)",
             owner,
@@ -394,6 +542,7 @@ def run(
     plugins.write_text(json.dumps({"plugins": [entry]}))
     env = {"EVENTS_SECRET": SECRET, "PLUGINS_FILE": str(plugins)}
     gateway, gateway_url = stack.enter_context(service("gateway", database_url, folder / "s1", env))
+    args.gateway_url = gateway_url
     producer_env = {"EVENTS_SECRET": SECRET, "GATEWAY_URL": gateway_url}
     producer, args.api_url = stack.enter_context(
         service("releases", database_url, folder / "s2", producer_env)
@@ -414,7 +563,8 @@ def run(
             await conn.close()
             await recorder.stop()
 
-    asyncio.run(main_async())
+    # uvloop, as the plugin of grpc_ceiling.py: the drain is compared with it, plugin for plugin
+    uvloop.run(main_async())
 
 
 if __name__ == "__main__":

@@ -29,8 +29,9 @@ from collections import Counter, deque
 
 import asyncpg
 import grpc
+from forge_common.backoff import Backoff
 from forge_common.notifications import Notifications, Subscription
-from forge_common.outage import DATABASE, Dependency, round_failed
+from forge_common.outage import DATABASE, Dependency, is_database_down, round_failed
 from plugin.v1 import plugin_pb2
 
 from ..metrics import DeliveryCounts
@@ -104,6 +105,7 @@ class DeliveryWorker:
         self._heart: asyncio.Task[None] | None = None
         self._recorder: asyncio.Task[None] | None = None
         self._outcomes: list[tuple[Outcome, asyncio.Future[bool]]] = []
+        self._recording = 0  # outcomes in the statement running now
         self._outcome_ready = asyncio.Event()
         self._outcome_full = asyncio.Event()  # `outcome_batch` reached: record without waiting
         self.pool: asyncpg.Pool
@@ -145,7 +147,8 @@ class DeliveryWorker:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        await self._flush()  # outcomes of the calls that finished
+        while self._outcomes and await self._flush():  # outcomes of the calls that finished
+            pass
         if interrupted:
             outcomes = [Outcome(d, "retry", INTERRUPTED, 0.0) for d in interrupted]
             with contextlib.suppress(Exception):
@@ -193,6 +196,8 @@ class DeliveryWorker:
                     queue.clear()
                     await store.hand_back(self.pool, self.owner, held)
                 continue
+            if self.unrecorded() >= self.options.outcome_batch:
+                continue  # the recorder is behind: see `unrecorded`
             cap = self.cap(plugin)
             free = cap - self.in_flight[plugin.name]
             if free <= 0:
@@ -207,10 +212,21 @@ class DeliveryWorker:
                     queue.extend(
                         await store.claim(self.pool, plugin.name, limit, self.owner, lease, held)
                     )
-            while queue and self.in_flight[plugin.name] < cap:
+            while (
+                queue
+                and self.in_flight[plugin.name] < cap
+                and self.unrecorded() < self.options.outcome_batch
+            ):
                 self._start(plugin, queue.popleft())
                 started += 1
         return started
+
+    def unrecorded(self) -> int:
+        """Outcomes not recorded yet. Their deliveries are held (leases renewed) until they are;
+        while `outcome_batch` or more wait, no call starts and nothing is claimed: calls could go
+        on faster than a slow database records them, and every outcome waiting makes the next
+        statement longer, until one outlasts its timeout (docs/events.md "Under overload")."""
+        return len(self._outcomes) + self._recording
 
     def cap(self, plugin: ManagedPlugin) -> int:
         """OnEvent calls in flight at once to `plugin`: its PLUGINS_FILE `max_in_flight`, else
@@ -342,8 +358,10 @@ class DeliveryWorker:
     async def _record(self) -> None:
         """Record outcomes in batches: after the first one, whatever finishes within
         `outcome_linger` (or while the last statement ran) goes in the same statement, so a busy
-        plugin costs one statement per batch."""
+        plugin costs one statement per batch. A batch that could not be recorded is kept and tried
+        again: its deliveries stay held, so the heartbeat keeps their leases."""
         linger, most = self.options.outcome_linger, self.options.outcome_batch
+        backoff = Backoff(self.options.outcome_retry_initial, self.options.outcome_retry_max)
         while True:
             await self._outcome_ready.wait()
             if linger > 0 and len(self._outcomes) < most:
@@ -351,23 +369,44 @@ class DeliveryWorker:
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(linger):
                         await self._outcome_full.wait()
-            await self._flush()
+            if await self._flush(keep_on_failure=True):
+                backoff.reset()
+            else:
+                await asyncio.sleep(backoff.next())
 
-    async def _flush(self) -> None:
-        self._outcome_ready.clear()
-        batch, self._outcomes = self._outcomes, []
+    async def _flush(self, *, keep_on_failure: bool = False) -> bool:
+        """Record up to `outcome_batch` of the outcomes waiting (the rest go in the next
+        statement: a bounded statement has a bounded duration); False when the statement
+        failed. Then they are put back (`keep_on_failure`), or their callers get the error."""
+        most = self.options.outcome_batch
+        batch, self._outcomes = self._outcomes[:most], self._outcomes[most:]
+        if not self._outcomes:
+            self._outcome_ready.clear()
         if not batch:
-            return
+            return True
+        self._recording = len(batch)
         try:
             kept = await store.finish_many(self.pool, self.owner, [o for o, _ in batch])
         except Exception as error:
+            round_failed(self.database, error, "delivery worker: recording outcomes failed")
+            # Only a database out of reach is worth waiting for; a statement it refused (a bug,
+            # a value it cannot store) would fail again, and hold every later outcome with it.
+            if keep_on_failure and is_database_down(error):
+                self._outcomes[:0] = batch
+                self._outcome_ready.set()
+                return False
             for _, done in batch:
                 if not done.done():
                     done.set_exception(error)
-            return
+            return False
+        finally:
+            self._recording = 0
+            self._wake.set()  # calls held back by `unrecorded` may start
+        self.database.succeeded()
         for outcome, done in batch:
             if not done.done():
                 done.set_result(outcome.delivery.id in kept)
+        return True
 
 
 async def _cancel(task: asyncio.Task[None] | None) -> None:
