@@ -10,11 +10,12 @@ Figures:
 - drain: `--backlog` rows committed in one transaction; events/s until the last reaches OnEvent;
 - under overload: while the sustained phase is offered and until its last event arrives, the
   gateway's admin API (`GET /api/v1/admin/plugins`, which reads the delivery tables through the
-  gateway's pool) and the producer's release list are asked every 0.1 s: their statuses and
+  gateway's pool) and the producer's release list are asked every 0.5 s: their statuses and
   slowest answer; the duplicate OnEvent calls of the phase, as a share of the events offered;
-- ceiling: right after the drain, `bench/events/grpc_ceiling.py` (bare OnEvent calls between two
-  processes, as many in flight as the gateway's cap) measures what one Python plugin can take on
-  these CPUs in the same minutes; the drain is reported as a share of it;
+- ceiling: just before and just after the drain, `bench/events/grpc_ceiling.py` (bare OnEvent
+  calls between two processes, as many in flight as the gateway's cap, 5 s) measures what one
+  Python plugin can take on these CPUs in the same minutes; the drain is reported as a share of
+  each (the CPU other work leaves us changes from minute to minute on a shared machine);
 - through the API: releases created with `POST /api/v2/repos/bench/app/releases` (each is a
   `release.created` and a `release.published`) at `--api-rate` releases/s for `--seconds`, by up
   to 32 connections; the rate at which their events reach OnEvent, and how far delivery lagged
@@ -38,13 +39,10 @@ import contextlib
 import hashlib
 import json
 import os
-import re
 import statistics
-import subprocess
 import sys
 import time
 import uuid
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -58,6 +56,7 @@ from forge_common.embedded_pg import EmbeddedPostgres, free_port
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
 from forge_common.testing.processes import cpu_seconds
 from harness import Report, add_bench_app, fail, migrate_database, parse_args, service, workspace
+from observe import CEILING, Prober, grpc_ceiling, repeated_attempts, server_errors, top_statements
 from plugin.v1 import plugin_pb2
 
 SERVICE = "plugin.v1.PluginService"
@@ -67,7 +66,6 @@ API_EVENTS = ("release.created", "release.published")  # what creating a release
 API_TOKEN = "bench-events-token"  # noqa: S105 (a throwaway database's)
 FULL = {"rate": 500, "overload": 4000, "seconds": 5.0, "backlog": 10_000, "api_rate": 1500}
 SMOKE = {"rate": 100, "overload": 400, "seconds": 1.5, "backlog": 300, "api_rate": 50}
-CEILING = Path(__file__).with_name("grpc_ceiling.py")
 GATEWAY_CAP = 16  # DeliveryOptions.concurrency: OnEvent calls in flight per plugin by default
 
 
@@ -217,99 +215,6 @@ async def create_releases(base_url: str, rate: float, seconds: float) -> tuple[i
     return created, started, last
 
 
-class Prober:
-    """Asks the APIs every `interval` s while a phase runs: does the gateway still answer its
-    admin API (the delivery tables, through its pool) and the producer its release list?"""
-
-    def __init__(self, urls: dict[str, str], interval: float = 0.1) -> None:
-        self.urls = urls
-        self.interval = interval
-        self.statuses: dict[str, Counter[int]] = {name: Counter() for name in urls}
-        self.slowest: dict[str, float] = dict.fromkeys(urls, 0.0)
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._run())
-
-    async def stop(self) -> str:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-        parts = []
-        for name, counts in self.statuses.items():
-            answers = ", ".join(f"{n} × {status}" for status, n in sorted(counts.items()))
-            parts.append(f"{name}: {answers or 'none'}, slowest {self.slowest[name] * 1000:.0f} ms")
-        return "; ".join(parts)
-
-    @property
-    def failures(self) -> int:
-        return sum(n for c in self.statuses.values() for status, n in c.items() if status >= 300)
-
-    async def _run(self) -> None:
-        headers = {"Authorization": f"token {API_TOKEN}"}
-        timeout = aiohttp.ClientTimeout(total=60)
-        async with aiohttp.ClientSession(timeout=timeout) as session:
-            while True:
-                await asyncio.gather(*(self._ask(session, n, headers) for n in self.urls))
-                await asyncio.sleep(self.interval)
-
-    async def _ask(self, session: aiohttp.ClientSession, name: str, headers: Any) -> None:
-        began = time.monotonic()
-        try:
-            async with session.get(self.urls[name], headers=headers) as resp:
-                await resp.read()
-                status = resp.status
-        except (aiohttp.ClientError, TimeoutError):
-            status = 599  # no answer at all
-        self.statuses[name][status] += 1
-        self.slowest[name] = max(self.slowest[name], time.monotonic() - began)
-
-
-async def server_errors(url: str) -> Counter[str]:
-    """5xx answers of the service at `url` so far, by route and status (its /metrics)."""
-    async with aiohttp.ClientSession() as session, session.get(url + "metrics") as resp:
-        text = await resp.text()
-    errors: Counter[str] = Counter()
-    for line in text.splitlines():
-        found = re.match(r"forge_http_requests_total\{(.*)\} ([0-9.e+]+)$", line)
-        if not found:
-            continue
-        labels = dict(re.findall(r'(\w+)="([^"]*)"', found.group(1)))
-        if labels.get("status", "").startswith("5"):
-            errors[f"{labels.get('method')} {labels.get('route')} {labels['status']}"] += int(
-                float(found.group(2))
-            )
-    return errors
-
-
-async def grpc_ceiling(args: argparse.Namespace) -> float:
-    """Bare OnEvent calls/s between two processes (grpc_ceiling.py), now, at the gateway's cap.
-    Run without blocking this loop: the recording plugin must keep answering health checks."""
-    in_flight = args.max_in_flight or GATEWAY_CAP
-    command = [str(CEILING), "--in-flight", str(in_flight)]
-    command += ["--smoke"] if args.smoke else ["--seconds", "5"]
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, *command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-    )
-    out, _ = await asyncio.wait_for(process.communicate(), timeout=120)
-    text = out.decode(errors="replace")
-    found = re.search(r"in flight +\d+: +(\d+) OnEvent calls/s", text)
-    if process.returncode != 0 or found is None:
-        fail(f"grpc_ceiling.py failed: {text}")
-    return float(found.group(1))
-
-
-async def repeated_attempts(conn: asyncpg.Connection[Any]) -> str:
-    """Why attempts other than a delivered first one were made: each kind of outcome or error."""
-    rows = await conn.fetch(
-        """SELECT outcome, coalesce(split_part(error, ':', 1), '') AS why, count(*) AS n
-             FROM gateway.delivery_attempts WHERE outcome <> 'delivered' OR attempt > 1
-            GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 6"""
-    )
-    return ", ".join(f"{r['n']} {r['outcome']} ({r['why'] or '-'})" for r in rows) or "none"
-
-
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * p / 100))]
@@ -384,7 +289,8 @@ async def bench(
         {
             "gateway admin API": f"{args.gateway_url}api/v1/admin/plugins",
             "producer release list": f"{args.api_url}api/v2/repos/bench/app/releases",
-        }
+        },
+        {"Authorization": f"token {API_TOKEN}"},
     )
     prober.start()
     committed = await produce(conn, args.overload, args.seconds)
@@ -402,11 +308,17 @@ async def bench(
     )
     report.row(
         f"under overload: duplicate OnEvent calls {twice} "
-        f"({twice / len(committed) * 100:.2f} % of the events offered); APIs asked every 0.1 s: "
+        f"({twice / len(committed) * 100:.2f} % of the events offered); APIs asked every 0.5 s: "
         f"{probed}"
     )
 
     # Backlog drain: one transaction of `backlog` rows.
+    if args.profile:
+        await top_statements(conn, report, "the warm-up to the drain")
+    # The ceiling just before and just after the drain: on a shared machine the CPU left to us
+    # changes from minute to minute, and the drain is compared with both.
+    in_flight = args.max_in_flight or GATEWAY_CAP
+    ceiling_before = await grpc_ceiling(in_flight, args.smoke)
     await cpu.start()
     ids, at = await commit(conn, args.backlog)
     await arrived(recorder, dict.fromkeys(ids, at), 300)
@@ -416,11 +328,22 @@ async def bench(
         f"({args.backlog / (last - at):.0f}/s); {await cpu.line(args.backlog)}"
     )
     drain = args.backlog / (last - at)
-    ceiling = await grpc_ceiling(args)
-    in_flight = args.max_in_flight or GATEWAY_CAP
+    stored = await conn.fetchval(
+        """SELECT extract(epoch FROM max(received_at)) FROM gateway.events
+            WHERE id = ANY($1::uuid[])""",
+        [uuid.UUID(i) for i in ids],
+    )
+    report.row(
+        f"drain: the last event stored by the gateway {float(stored) - at:.2f} s after the commit, "
+        f"the last OnEvent {last - at:.2f} s"
+    )
+    if args.profile:
+        await top_statements(conn, report, "the drain")
+    ceiling_after = await grpc_ceiling(in_flight, args.smoke)
     report.row(
         f"drain against the ceiling: bare OnEvent ({CEILING.name}, {in_flight} in flight) "
-        f"{ceiling:.0f} calls/s just after; the drain is {drain / ceiling:.2f} of it"
+        f"{ceiling_before:.0f} calls/s just before the drain, {ceiling_after:.0f} just after; the "
+        f"drain is {drain / ceiling_before:.2f} and {drain / ceiling_after:.2f} of them"
     )
     # Through the public API: the producer's own writes, outbox and relay, as in production.
     await cpu.start()
@@ -454,14 +377,7 @@ async def bench(
     report.row(f"5xx answers over the run: {described}")
 
     if args.profile:
-        rows = await conn.fetch(
-            """SELECT calls, round(total_exec_time) AS ms, left(regexp_replace(query, '\\s+', ' ',
-                      'g'), 110) AS query
-                 FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 12"""
-        )
-        report.row("pg_stat_statements, top 12 by total time (all phases):")
-        for row in rows:
-            report.row(f"  {row['ms']:>7} ms {row['calls']:>8} calls  {row['query']}")
+        await top_statements(conn, report, "the API phase")
 
 
 async def add_api_caller(database_url: str) -> None:
