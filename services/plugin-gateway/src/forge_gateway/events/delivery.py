@@ -97,6 +97,7 @@ class DeliveryWorker:
         self.in_flight: Counter[str] = Counter()
         self._queues: dict[str, deque[Claimed]] = {}
         self._calling: dict[asyncio.Task[None], Claimed] = {}
+        self._claims: dict[str, asyncio.Task[None]] = {}  # a claim under way, per plugin
         self._throughput = _Throughput()
         self._slots: set[asyncio.Task[None]] = set()  # calls holding a slot of their plugin
         self._wake = asyncio.Event()
@@ -137,6 +138,8 @@ class DeliveryWorker:
         once), so no lease is left to expire."""
         await _cancel(self._runner)
         self._runner = None
+        # Claims under way are let finish (a cancelled one could lease rows nobody receives).
+        await asyncio.gather(*self._claims.values(), return_exceptions=True)
         queued = [d for queue in self._queues.values() for d in queue]
         self._queues.clear()
         with contextlib.suppress(Exception):
@@ -186,7 +189,11 @@ class DeliveryWorker:
                     await self._wake.wait()
 
     async def claim_round(self) -> int:
-        """Claim for, and start calls to, every plugin that can take calls; how many started."""
+        """Start calls to every plugin that can take calls from what it has claimed, and claim
+        ahead for it in the background; how many calls started.
+
+        Calls start before any claim and never wait for one: a claim is a round trip to
+        PostgreSQL, slow on a busy host, and slots left empty meanwhile cost throughput."""
         started = 0
         for plugin in self.manager:
             queue = self._queues.setdefault(plugin.name, deque())
@@ -196,30 +203,41 @@ class DeliveryWorker:
                     queue.clear()
                     await store.hand_back(self.pool, self.owner, held)
                 continue
-            if self.unrecorded() >= self.options.outcome_batch:
-                continue  # the recorder is behind: see `unrecorded`
-            cap = self.cap(plugin)
-            free = cap - self.in_flight[plugin.name]
-            if free <= 0:
-                continue
+            started += self._start_queued(plugin, queue)
+            if self.unrecorded() >= self.options.outcome_batch or plugin.name in self._claims:
+                continue  # the recorder is behind (see `unrecorded`), or a claim is under way
+            free = self.cap(plugin) - self.in_flight[plugin.name]
             ahead = int(self._throughput.per_second(plugin.name) * self.options.prefetch_seconds)
             want = min(self.options.claim_batch, free + ahead)
             if len(queue) < free or len(queue) * 2 <= want:
                 limit = want - len(queue)
                 if limit > 0:
-                    lease = self.options.lease_seconds
-                    held = self._held()
-                    queue.extend(
-                        await store.claim(self.pool, plugin.name, limit, self.owner, lease, held)
-                    )
-            while (
-                queue
-                and self.in_flight[plugin.name] < cap
-                and self.unrecorded() < self.options.outcome_batch
-            ):
-                self._start(plugin, queue.popleft())
-                started += 1
+                    task = asyncio.create_task(self._claim(plugin.name, limit))
+                    self._claims[plugin.name] = task
         return started
+
+    def _start_queued(self, plugin: ManagedPlugin, queue: deque[Claimed]) -> int:
+        started, cap, most = 0, self.cap(plugin), self.options.outcome_batch
+        while queue and self.in_flight[plugin.name] < cap and self.unrecorded() < most:
+            self._start(plugin, queue.popleft())
+            started += 1
+        return started
+
+    async def _claim(self, plugin: str, limit: int) -> None:
+        """One claim for `plugin`, into its queue; the worker is woken to start the calls. A
+        failed claim wakes nobody: the next poll tries again (the database may be down)."""
+        try:
+            lease = self.options.lease_seconds
+            claimed = await store.claim(self.pool, plugin, limit, self.owner, lease, self._held())
+        except Exception as exc:
+            round_failed(self.database, exc, "delivery worker: claiming failed")
+            return
+        finally:
+            self._claims.pop(plugin, None)
+        self.database.succeeded()
+        if claimed:
+            self._queues.setdefault(plugin, deque()).extend(claimed)
+            self._wake.set()
 
     def unrecorded(self) -> int:
         """Outcomes not recorded yet. Their deliveries are held (leases renewed) until they are;
