@@ -102,6 +102,11 @@ def envelope(row: Mapping[str, Any]) -> dict[str, Any]:
 class RelayOptions:
     # The gateway takes up to 500 events a request (docs/events.md "Ingest at the gateway").
     batch_size: int = 500
+    # Rounds (claim, POST, delete) running at once: while one waits for the gateway to store its
+    # batch, the next is claimed and sent. One at a time, a backlog after an overload reached the
+    # gateway at ~600 events/s on a busy 2-core host, each round a chain of waits for CPU
+    # (docs/events.md "Under overload").
+    concurrency: int = 2
     # NOTIFY wakes the relay when an event commits; polling only covers what NOTIFY cannot (a
     # LISTEN connection being re-established, leases that expired, released retries), so once a
     # second bounds the latency of those rare cases while an idle replica queries 1/s, not 4/s.
@@ -180,9 +185,10 @@ class OutboxRelay:
         self.failures = 0
 
     async def run(self) -> None:
-        """Relay until cancelled, woken by NOTIFY or else every `poll_interval` seconds."""
+        """Relay until cancelled, woken by NOTIFY or else every `poll_interval` seconds, in
+        `concurrency` rounds at once (rows are claimed with SKIP LOCKED: each its own)."""
         async with self._woken_by_notify():
-            await self._poll()
+            await asyncio.gather(*(self._poll() for _ in range(self.options.concurrency)))
 
     @contextlib.asynccontextmanager
     async def _woken_by_notify(self) -> AsyncIterator[None]:
