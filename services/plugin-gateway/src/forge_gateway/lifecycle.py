@@ -30,8 +30,14 @@ async def delivery_context(app: web.Application) -> AsyncIterator[None]:
     """Deliver while the application runs (registered after the plugin manager's)."""
     worker = app[DELIVERY_WORKER]
     worker.database = database(app)  # one tracker of the database's outages per process
+    # Its commits do not wait for the WAL flush: a PostgreSQL crash may lose the last fraction of
+    # a second of claims, renewals and outcomes, and delivery is at least once already; waiting
+    # for the disk, on a host whose disk is busy, kept the pipeline idle (docs/events.md).
     pool = await create_pool(
-        app[SETTINGS].database_url, min_size=1, max_size=worker.options.pool_size
+        app[SETTINGS].database_url,
+        min_size=1,
+        max_size=worker.options.pool_size,
+        server_settings={"synchronous_commit": "off"},
     )
     try:
         await worker.start(pool, app[NOTIFICATIONS])
