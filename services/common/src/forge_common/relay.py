@@ -124,8 +124,8 @@ class RelayOptions:
 
 # The relay's own bookkeeping (a claim's lease, the rows deleted after the gateway's 2xx) commits
 # without waiting for the WAL flush: if PostgreSQL crashes, what it loses is only rows that are due
-# again or back, so sent again, and the gateway stores each event once. On a host whose disk is
-# busy, waiting for the flush twice a batch made a backlog crawl (docs/events.md "The relay").
+# again or back, so sent again, and the gateway stores each event once; a busy disk then costs the
+# relay no wait for two of its three commits a batch (docs/events.md "The relay").
 NO_FLUSH_WAIT = "SET LOCAL synchronous_commit = off"
 
 

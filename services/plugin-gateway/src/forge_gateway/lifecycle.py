@@ -31,8 +31,8 @@ async def delivery_context(app: web.Application) -> AsyncIterator[None]:
     worker = app[DELIVERY_WORKER]
     worker.database = database(app)  # one tracker of the database's outages per process
     # Its commits do not wait for the WAL flush: a PostgreSQL crash may lose the last fraction of
-    # a second of claims, renewals and outcomes, and delivery is at least once already; waiting
-    # for the disk, on a host whose disk is busy, kept the pipeline idle (docs/events.md).
+    # a second of claims, renewals and outcomes, and delivery is at least once already; on a busy
+    # disk the flush would hold up every call waiting on those statements (docs/events.md).
     pool = await create_pool(
         app[SETTINGS].database_url,
         min_size=1,
