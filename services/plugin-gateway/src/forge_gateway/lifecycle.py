@@ -1,8 +1,8 @@
 """Cleanup contexts of the gateway, registered in this order: plugins join before deliveries
 start, and on shutdown deliveries stop before the plugins get Shutdown. Both come after the
-common database pool, so it is open for as long as they run. The delivery worker has a small pool
-of its own (docs/events.md "Two pools"): a backlog never takes the connections the HTTP handlers
-answer with, and the handlers never delay the lease heartbeat."""
+common database pool, so it is open for as long as they run. The delivery worker has a small
+pool of its own (docs/events.md "Under overload"): a backlog never takes the connections the HTTP
+handlers answer with, and the handlers never delay the lease heartbeat."""
 
 from __future__ import annotations
 

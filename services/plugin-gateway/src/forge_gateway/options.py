@@ -56,10 +56,11 @@ class DeliveryOptions:
     # slows the calls down instead of collecting outcomes until a statement times out.
     outcome_linger: float = 0.02
     outcome_batch: int = 500
-    # The worker's own pool, apart from the one HTTP handlers (ingest, admin API) use: its three
-    # loops (claims, outcomes, lease heartbeat) each run one statement at a time, so with three
-    # connections none waits for another, and a backlog cannot take the API's connections.
-    pool_size: int = 3
+    # The worker's own pool, apart from the one HTTP handlers (ingest, admin API) use: four tasks
+    # (the claim under way; the run loop's hand-backs and pruning; outcomes; the lease heartbeat)
+    # each run one statement at a time, so with four connections none waits for another, and a
+    # backlog cannot take the API's connections.
+    pool_size: int = 4
     # After a failed outcome statement the outcomes are kept (their leases renewed) and recorded
     # again after this long, doubling up to `outcome_retry_max`: dropping them would let their
     # leases lapse and the deliveries be called again.

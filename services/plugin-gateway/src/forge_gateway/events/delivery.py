@@ -97,7 +97,7 @@ class DeliveryWorker:
         self.in_flight: Counter[str] = Counter()
         self._queues: dict[str, deque[Claimed]] = {}
         self._calling: dict[asyncio.Task[None], Claimed] = {}
-        self._claims: dict[str, asyncio.Task[None]] = {}  # a claim under way, per plugin
+        self._claiming: asyncio.Task[None] | None = None  # the claim under way (one at a time)
         self._throughput = _Throughput()
         self._slots: set[asyncio.Task[None]] = set()  # calls holding a slot of their plugin
         self._wake = asyncio.Event()
@@ -139,7 +139,8 @@ class DeliveryWorker:
         await _cancel(self._runner)
         self._runner = None
         # Claims under way are let finish (a cancelled one could lease rows nobody receives).
-        await asyncio.gather(*self._claims.values(), return_exceptions=True)
+        if self._claiming is not None:
+            await asyncio.gather(self._claiming, return_exceptions=True)
         queued = [d for queue in self._queues.values() for d in queue]
         self._queues.clear()
         with contextlib.suppress(Exception):
@@ -190,11 +191,13 @@ class DeliveryWorker:
 
     async def claim_round(self) -> int:
         """Start calls to every plugin that can take calls from what it has claimed, and claim
-        ahead for it in the background; how many calls started.
+        ahead in the background for the plugins that need it (one task, one plugin after the
+        other, as rounds did before); how many calls started.
 
         Calls start before any claim and never wait for one: a claim is a round trip to
         PostgreSQL, slow on a busy host, and slots left empty meanwhile cost throughput."""
         started = 0
+        wanted: list[tuple[str, int]] = []
         for plugin in self.manager:
             queue = self._queues.setdefault(plugin.name, deque())
             if plugin.state is not PluginState.READY or not plugin.breaker.allows_calls():
@@ -204,16 +207,15 @@ class DeliveryWorker:
                     await store.hand_back(self.pool, self.owner, held)
                 continue
             started += self._start_queued(plugin, queue)
-            if self.unrecorded() >= self.options.outcome_batch or plugin.name in self._claims:
-                continue  # the recorder is behind (see `unrecorded`), or a claim is under way
+            if self.unrecorded() >= self.options.outcome_batch:
+                continue  # the recorder is behind: see `unrecorded`
             free = self.cap(plugin) - self.in_flight[plugin.name]
             ahead = int(self._throughput.per_second(plugin.name) * self.options.prefetch_seconds)
             want = min(self.options.claim_batch, free + ahead)
-            if len(queue) < free or len(queue) * 2 <= want:
-                limit = want - len(queue)
-                if limit > 0:
-                    task = asyncio.create_task(self._claim(plugin.name, limit))
-                    self._claims[plugin.name] = task
+            if (len(queue) < free or len(queue) * 2 <= want) and want > len(queue):
+                wanted.append((plugin.name, want - len(queue)))
+        if wanted and self._claiming is None:
+            self._claiming = asyncio.create_task(self._claim(wanted))
         return started
 
     def _start_queued(self, plugin: ManagedPlugin, queue: deque[Claimed]) -> int:
@@ -223,21 +225,26 @@ class DeliveryWorker:
             started += 1
         return started
 
-    async def _claim(self, plugin: str, limit: int) -> None:
-        """One claim for `plugin`, into its queue; the worker is woken to start the calls. A
-        failed claim wakes nobody: the next poll tries again (the database may be down)."""
+    async def _claim(self, wanted: list[tuple[str, int]]) -> None:
+        """Claim for each (plugin, how many), into its queue; the worker is woken to start the
+        calls. A failed claim wakes nobody: the next poll tries again (the database may be
+        down)."""
+        claimed_any = False
         try:
-            lease = self.options.lease_seconds
-            claimed = await store.claim(self.pool, plugin, limit, self.owner, lease, self._held())
+            for plugin, limit in wanted:
+                lease, held = self.options.lease_seconds, self._held()
+                claimed = await store.claim(self.pool, plugin, limit, self.owner, lease, held)
+                if claimed:
+                    self._queues.setdefault(plugin, deque()).extend(claimed)
+                    claimed_any = True
         except Exception as exc:
             round_failed(self.database, exc, "delivery worker: claiming failed")
             return
         finally:
-            self._claims.pop(plugin, None)
+            self._claiming = None
+            if claimed_any:
+                self._wake.set()
         self.database.succeeded()
-        if claimed:
-            self._queues.setdefault(plugin, deque()).extend(claimed)
-            self._wake.set()
 
     def unrecorded(self) -> int:
         """Outcomes not recorded yet. Their deliveries are held (leases renewed) until they are;
