@@ -103,10 +103,10 @@ class RelayOptions:
     # The gateway takes up to 500 events a request (docs/events.md "Ingest at the gateway").
     batch_size: int = 500
     # Rounds (claim, POST, delete) running at once: while one waits for the gateway to store its
-    # batch, the next is claimed and sent. One at a time, a backlog after an overload reached the
-    # gateway at ~600 events/s on a busy 2-core host, each round a chain of waits for CPU
-    # (docs/events.md "Under overload").
-    concurrency: int = 2
+    # batch, the others are claimed and sent. One or two at a time, the backlog left by an
+    # overload reached the gateway at 560-1,370 events/s on a busy 2-core host, each round a chain
+    # of waits for CPU; four at once, it stopped bounding the drain (docs/events.md "The relay").
+    concurrency: int = 4
     # NOTIFY wakes the relay when an event commits; polling only covers what NOTIFY cannot (a
     # LISTEN connection being re-established, leases that expired, released retries), so once a
     # second bounds the latency of those rare cases while an idle replica queries 1/s, not 4/s.
