@@ -192,6 +192,7 @@ class OutboxRelay:
         self._notifications = notifications
         self._listen_dsn = listen_dsn or settings.database_url
         self._wake = asyncio.Event()
+        self._backlog = asyncio.Event()  # the last claim found a full batch: more are waiting
         self.listening = asyncio.Event()  # set while NOTIFY is known to reach the relay
         self.database = database or Dependency(DATABASE)
         self.gateway = Dependency("gateway", consequence="events wait in the outbox meanwhile")
@@ -200,10 +201,25 @@ class OutboxRelay:
         self.failures = 0
 
     async def run(self) -> None:
-        """Relay until cancelled, woken by NOTIFY or else every `poll_interval` seconds, in
-        `concurrency` rounds at once (rows are claimed with SKIP LOCKED: each its own)."""
+        """Relay until cancelled, woken by NOTIFY or else every `poll_interval` seconds. While
+        rounds find full batches (a backlog), `concurrency` - 1 more rounds run beside the first
+        (rows are claimed with SKIP LOCKED: each its own); otherwise only the first one does, so
+        a quiet outbox costs one claim per wake-up."""
+        helpers = [self._help() for _ in range(self.options.concurrency - 1)]
         async with self._woken_by_notify():
-            await asyncio.gather(*(self._poll() for _ in range(self.options.concurrency)))
+            await asyncio.gather(self._poll(), *helpers)
+
+    async def _help(self) -> None:
+        """A round beside the first one's, while there is a backlog."""
+        while True:
+            await self._backlog.wait()
+            try:
+                await self.relay_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the first round reports and polls; this one waits for it
+                self._backlog.clear()
+                round_failed(self.database, exc, "outbox relay round failed")
 
     @contextlib.asynccontextmanager
     async def _woken_by_notify(self) -> AsyncIterator[None]:
@@ -253,6 +269,10 @@ class OutboxRelay:
     async def relay_once(self) -> int:
         """Send one batch; how many events the gateway acknowledged (0: none due, or failed)."""
         rows = await claim(self._pool, self.options.batch_size, self.options.lease_seconds)
+        if len(rows) < self.options.batch_size:
+            self._backlog.clear()
+        else:
+            self._backlog.set()
         if not rows:
             return 0
         sent, problem = await self._send(rows)
