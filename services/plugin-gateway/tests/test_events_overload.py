@@ -100,3 +100,54 @@ async def test_a_gateway_slower_than_its_load_calls_each_event_once_with_its_api
     finally:
         gate.set()
         await second.close()
+
+
+async def test_an_outcome_statement_cut_off_is_recorded_again_not_called_again(
+    fresh: Any, fakes: Any, helpers: Any, db: Any
+) -> None:
+    """The outcomes of a statement that failed (its connection cut off, as a statement timeout or
+    a database restart does) are kept and recorded again: their deliveries are not dropped, so
+    their leases do not lapse and nobody calls them twice."""
+    fake = helpers.FakePlugin("cut", events=["release.published"])
+    gate = asyncio.Event()
+
+    async def held_until_open(request: Any, metadata: dict[str, str]) -> Any:
+        await gate.wait()
+        return plugin_pb2.EventResponse(handled=True)
+
+    fake.on_event = held_until_open
+    await fakes(fake)
+    delivery = replace(helpers.FAST.delivery, lease_seconds=LEASE, heartbeat_interval=0.1)
+    options = replace(helpers.FAST, health_interval=60, breaker=lenient(), delivery=delivery)
+    client = await fresh(
+        [helpers.entry(fake, max_in_flight=CAP, timeouts={"OnEvent": 60})], options
+    )
+    events = [envelope() for _ in range(CAP)]
+    await post_events(client, events)
+    await helpers.eventually(lambda: fake.events_in_flight == CAP, what="every call in flight")
+    async with db.transaction():  # the outcome statement will wait on these rows
+        await db.execute("SELECT id FROM gateway.deliveries FOR UPDATE")
+        gate.set()
+
+        async def outcome_statement_waiting() -> int | None:
+            # pg_stat_activity is read once per transaction unless its snapshot is cleared
+            await db.execute("SELECT pg_stat_clear_snapshot()")
+            pid: int | None = await db.fetchval(
+                """SELECT pid FROM pg_stat_activity
+                    WHERE wait_event_type = 'Lock' AND query LIKE 'WITH outcome AS%'"""
+            )
+            return pid
+
+        await helpers.eventually(outcome_statement_waiting, within=10, what="the outcomes")
+        waiting = await outcome_statement_waiting()
+        assert await db.fetchval("SELECT pg_terminate_backend($1)", waiting)
+    # The locks are gone; the same outcomes are recorded by the next statement.
+    await until_deliveries(db, [("cut", "delivered", 1)] * CAP, within=30)
+    # Three leases later nothing was called again (a dropped delivery is due when its lease ends).
+    ends = float(await db.fetchval("SELECT extract(epoch FROM now())")) + 3 * LEASE
+
+    async def three_leases_later() -> bool:
+        return bool(await db.fetchval("SELECT extract(epoch FROM now()) > $1", ends))
+
+    await helpers.eventually(three_leases_later, within=30, what="three leases")
+    assert sorted(fake.event_ids()) == sorted(e["id"] for e in events)
