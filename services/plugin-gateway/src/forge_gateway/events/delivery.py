@@ -179,12 +179,13 @@ class DeliveryWorker:
                     pruned = await store.prune(self.pool, self.options.retention_days)
                     if pruned:
                         log.info("pruned %d finished event(s)", pruned)
+                # No success is reported here: the claims run in the background and report
+                # their own (a round that touched no table says nothing about the database).
                 await self.claim_round()
-                self.database.succeeded()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the database may be restarting: poll again later
-                round_failed(self.database, exc, "delivery worker: claiming failed")
+                await self._failed(exc, "delivery worker: claiming failed")
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.options.poll_interval):
                     await self._wake.wait()
@@ -238,13 +239,22 @@ class DeliveryWorker:
                     self._queues.setdefault(plugin, deque()).extend(claimed)
                     claimed_any = True
         except Exception as exc:
-            round_failed(self.database, exc, "delivery worker: claiming failed")
+            await self._failed(exc, "delivery worker: claiming failed")
             return
         finally:
             self._claiming = None
             if claimed_any:
                 self._wake.set()
         self.database.succeeded()
+
+    async def _failed(self, error: Exception, what: str) -> None:
+        """A statement failed. When the database was out of reach, every connection of the
+        worker's pool is replaced at once: after a restart each would otherwise fail once, one
+        loop after the other, and the outage would be logged as over and back again each time."""
+        if is_database_down(error):
+            with contextlib.suppress(Exception):
+                await self.pool.expire_connections()
+        round_failed(self.database, error, what)
 
     def unrecorded(self) -> int:
         """Outcomes not recorded yet. Their deliveries are held (leases renewed) until they are;
@@ -273,7 +283,7 @@ class DeliveryWorker:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            round_failed(self.database, exc, f"delivery {delivery.id} to {plugin.name} failed")
+            await self._failed(exc, f"delivery {delivery.id} to {plugin.name} failed")
         finally:
             if task is not None:
                 self._calling.pop(task, None)
@@ -305,7 +315,7 @@ class DeliveryWorker:
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # the leases may lapse; other workers then take over
-                round_failed(self.database, error, "delivery worker: renewing leases failed")
+                await self._failed(error, "delivery worker: renewing leases failed")
 
     async def _attempt(self, plugin: ManagedPlugin, delivery: Claimed) -> None:
         manifest = plugin.manifest
@@ -413,7 +423,7 @@ class DeliveryWorker:
         try:
             kept = await store.finish_many(self.pool, self.owner, [o for o, _ in batch])
         except Exception as error:
-            round_failed(self.database, error, "delivery worker: recording outcomes failed")
+            await self._failed(error, "delivery worker: recording outcomes failed")
             # Only a database out of reach is worth waiting for; a statement it refused (a bug,
             # a value it cannot store) would fail again, and hold every later outcome with it.
             if keep_on_failure and is_database_down(error):
