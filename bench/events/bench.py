@@ -8,16 +8,28 @@ Figures:
 - latency: rows committed at `--rate` events/s for `--seconds`; commit → OnEvent p50/p99 (the
   commit time is taken in this process right after COMMIT, the arrival time by the plugin here);
 - drain: `--backlog` rows committed in one transaction; events/s until the last reaches OnEvent;
+- under overload: while the sustained phase is offered and until its last event arrives, the
+  gateway's admin API (`GET /api/v1/admin/plugins`, which reads the delivery tables through the
+  gateway's pool) and the producer's release list are asked every 0.5 s: their statuses and
+  slowest answer; the duplicate OnEvent calls its events got by the end of the run (a lapsed
+  lease is called again later), as a share of the events offered;
+- ceiling: just before and just after the drain, `bench/events/grpc_ceiling.py` (bare OnEvent
+  calls between two processes, as many in flight as the gateway's cap, 5 s) measures what one
+  Python plugin can take on these CPUs in the same minutes; the drain is reported as a share of
+  each (the CPU other work leaves us changes from minute to minute on a shared machine);
 - through the API: releases created with `POST /api/v2/repos/bench/app/releases` (each is a
   `release.created` and a `release.published`) at `--api-rate` releases/s for `--seconds`, by up
   to 32 connections; the rate at which their events reach OnEvent, and how far delivery lagged
   behind the last 201 (a lag that grows with `--seconds` is a growing backlog).
-Every event id must reach the plugin (lost = 0), or the benchmark fails.
+Every event id must reach the plugin (lost = 0), or the benchmark fails. At the end: 5xx answers
+of both services by route (from their /metrics), and why attempts other than the first were made
+(`gateway.delivery_attempts`).
 
     .venv/bin/python bench/events/bench.py            # full run (~1-2 min)
     .venv/bin/python bench/events/bench.py --smoke    # ~2 s of each phase, small counts
     .venv/bin/python bench/events/bench.py --profile  # also pg_stat_statements' top statements
     .venv/bin/python bench/events/bench.py --max-in-flight 32  # the plugin's cap (PLUGINS_FILE)
+    .venv/bin/python bench/events/bench.py --seconds 15 --backlog 5000  # a long overload
 """
 
 from __future__ import annotations
@@ -32,6 +44,7 @@ import statistics
 import sys
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -39,11 +52,13 @@ from typing import Any
 import aiohttp
 import asyncpg
 import grpc
+import uvloop
 from forge_common.embedded_pg import EmbeddedPostgres, free_port
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
 from forge_common.testing.processes import cpu_seconds
 from harness import Report, add_bench_app, fail, migrate_database, parse_args, service, workspace
+from observe import CEILING, Prober, grpc_ceiling, repeated_attempts, server_errors, top_statements
 from plugin.v1 import plugin_pb2
 
 SERVICE = "plugin.v1.PluginService"
@@ -53,6 +68,7 @@ API_EVENTS = ("release.created", "release.published")  # what creating a release
 API_TOKEN = "bench-events-token"  # noqa: S105 (a throwaway database's)
 FULL = {"rate": 500, "overload": 4000, "seconds": 5.0, "backlog": 10_000, "api_rate": 1500}
 SMOKE = {"rate": 100, "overload": 400, "seconds": 1.5, "backlog": 300, "api_rate": 50}
+GATEWAY_CAP = 16  # DeliveryOptions.concurrency: OnEvent calls in flight per plugin by default
 
 
 class Recorder:
@@ -61,6 +77,7 @@ class Recorder:
     def __init__(self) -> None:
         self.arrivals: dict[str, float] = {}
         self.calls = 0
+        self.calls_by_id: Counter[str] = Counter()  # OnEvent calls per event id
         self.server: grpc.aio.Server | None = None
         self.port = 0
 
@@ -87,6 +104,7 @@ class Recorder:
             for key, value in context.invocation_metadata() or ():
                 if key == "x-event-id":
                     self.arrivals.setdefault(value, now)
+                    self.calls_by_id[value] += 1
             return plugin_pb2.EventResponse(handled=True)
 
         rpcs = {
@@ -267,11 +285,22 @@ async def bench(
         f"ms, max {max(latencies):.0f} ms; {await cpu.line(len(committed))}"
     )
 
-    # Sustained: offered more than the pipeline takes; what reaches the plugin per second.
+    # Sustained: offered more than the pipeline takes; what reaches the plugin per second, whether
+    # the APIs still answer meanwhile, and (at the end of the run: a lapsed lease makes its second
+    # call later) how many OnEvent calls its events got beyond one.
     await cpu.start()
+    prober = Prober(
+        {
+            "gateway admin API": f"{args.gateway_url}api/v1/admin/plugins",
+            "producer release list": f"{args.api_url}api/v2/repos/bench/app/releases",
+        },
+        {"Authorization": f"token {API_TOKEN}"},
+    )
+    prober.start()
     committed = await produce(conn, args.overload, args.seconds)
     offered = len(committed) / args.seconds
-    await arrived(recorder, committed, 300)
+    await arrived(recorder, committed, 600)
+    probed = await prober.stop()
     times = sorted(recorder.arrivals[i] for i in committed)
     first_commit = min(committed.values())
     rate = len(times) / max(times[-1] - first_commit, 1e-3)
@@ -280,8 +309,16 @@ async def bench(
         f"{rate:.0f}/s (first commit to last OnEvent {times[-1] - first_commit:.1f} s); "
         f"{await cpu.line(len(committed))}"
     )
+    report.row(f"under overload: APIs asked every 0.5 s: {probed}")
+    overload_ids = list(committed)
 
     # Backlog drain: one transaction of `backlog` rows.
+    if args.profile:
+        await top_statements(conn, report, "the warm-up to the drain")
+    # The ceiling just before and just after the drain: on a shared machine the CPU left to us
+    # changes from minute to minute, and the drain is compared with both.
+    in_flight = args.max_in_flight or GATEWAY_CAP
+    ceiling_before = await grpc_ceiling(in_flight, args.smoke)
     await cpu.start()
     ids, at = await commit(conn, args.backlog)
     await arrived(recorder, dict.fromkeys(ids, at), 300)
@@ -289,6 +326,24 @@ async def bench(
     report.row(
         f"drain: {args.backlog} events committed at once, all delivered in {last - at:.2f} s "
         f"({args.backlog / (last - at):.0f}/s); {await cpu.line(args.backlog)}"
+    )
+    drain = args.backlog / (last - at)
+    stored = await conn.fetchval(
+        """SELECT extract(epoch FROM max(received_at)) FROM gateway.events
+            WHERE id = ANY($1::uuid[])""",
+        [uuid.UUID(i) for i in ids],
+    )
+    report.row(
+        f"drain: the last event stored by the gateway {float(stored) - at:.2f} s after the commit, "
+        f"the last OnEvent {last - at:.2f} s"
+    )
+    if args.profile:
+        await top_statements(conn, report, "the drain")
+    ceiling_after = await grpc_ceiling(in_flight, args.smoke)
+    report.row(
+        f"drain against the ceiling: bare OnEvent ({CEILING.name}, {in_flight} in flight) "
+        f"{ceiling_before:.0f} calls/s just before the drain, {ceiling_after:.0f} just after; the "
+        f"drain is {drain / ceiling_before:.2f} and {drain / ceiling_after:.2f} of them"
     )
     # Through the public API: the producer's own writes, outbox and relay, as in production.
     await cpu.start()
@@ -304,18 +359,30 @@ async def bench(
         f"{2 * created / (last - started):.0f}/s, the last {last - last_201:.2f} s after the last "
         f"201; {await cpu.line(2 * created)}"
     )
+    twice = sum(recorder.calls_by_id[i] - 1 for i in overload_ids)
+    report.row(
+        f"under overload: duplicate OnEvent calls for the {len(overload_ids)} events offered then, "
+        f"counted at the end of the run: {twice} ({twice / len(overload_ids) * 100:.2f} %)"
+    )
     duplicates = recorder.calls - len(recorder.arrivals)
-    report.row(f"lost 0, duplicate OnEvent calls {duplicates}")
+    offered_all = len(recorder.arrivals)
+    report.row(
+        f"lost 0, duplicate OnEvent calls {duplicates} of {offered_all} events "
+        f"({duplicates / offered_all * 100:.2f} %); attempts other than a delivered first one: "
+        f"{await repeated_attempts(conn)}"
+    )
+    errors = {
+        "gateway": await server_errors(args.gateway_url),
+        "producer": await server_errors(args.api_url),
+    }
+    described = "; ".join(
+        f"{name} " + (", ".join(f"{n} × {key}" for key, n in found.items()) or "none")
+        for name, found in errors.items()
+    )
+    report.row(f"5xx answers over the run: {described}")
 
     if args.profile:
-        rows = await conn.fetch(
-            """SELECT calls, round(total_exec_time) AS ms, left(regexp_replace(query, '\\s+', ' ',
-                      'g'), 110) AS query
-                 FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 12"""
-        )
-        report.row("pg_stat_statements, top 12 by total time (all phases):")
-        for row in rows:
-            report.row(f"  {row['ms']:>7} ms {row['calls']:>8} calls  {row['query']}")
+        await top_statements(conn, report, "the API phase")
 
 
 async def add_api_caller(database_url: str) -> None:
@@ -323,6 +390,8 @@ async def add_api_caller(database_url: str) -> None:
     conn = await asyncpg.connect(database_url)
     try:
         owner, _ = await add_bench_app(conn)
+        # a site admin: the overload phase asks the gateway's admin API too
+        await conn.execute("UPDATE core.accounts SET is_admin = true WHERE id = $1", owner)
         await conn.execute(
             "INSERT INTO core.access_tokens (user_id, token_sha256) VALUES ($1, $2)",
             owner,
@@ -394,6 +463,7 @@ def run(
     plugins.write_text(json.dumps({"plugins": [entry]}))
     env = {"EVENTS_SECRET": SECRET, "PLUGINS_FILE": str(plugins)}
     gateway, gateway_url = stack.enter_context(service("gateway", database_url, folder / "s1", env))
+    args.gateway_url = gateway_url
     producer_env = {"EVENTS_SECRET": SECRET, "GATEWAY_URL": gateway_url}
     producer, args.api_url = stack.enter_context(
         service("releases", database_url, folder / "s2", producer_env)
@@ -414,7 +484,8 @@ def run(
             await conn.close()
             await recorder.stop()
 
-    asyncio.run(main_async())
+    # uvloop, as the plugin of grpc_ceiling.py: the drain is compared with it, plugin for plugin
+    uvloop.run(main_async())
 
 
 if __name__ == "__main__":

@@ -64,11 +64,20 @@ def _not_a_reconnect_attempt(record: logging.LogRecord) -> bool:
 logging.getLogger("asyncpg.pool").addFilter(_not_a_reconnect_attempt)
 
 
-async def create_pool(dsn: str, *, min_size: int = 1, max_size: int = 10) -> asyncpg.Pool:
+async def create_pool(
+    dsn: str,
+    *,
+    min_size: int = 1,
+    max_size: int = 10,
+    server_settings: dict[str, str] | None = None,
+) -> asyncpg.Pool:
+    """`server_settings`: PostgreSQL settings of every connection of the pool (the event delivery
+    worker's pool commits without waiting for the WAL flush: docs/events.md "Under overload")."""
     pool = await asyncpg.create_pool(
         dsn,
         min_size=min_size,
         max_size=max_size,
+        server_settings=server_settings,
         init=_init_connection,
         reset=_keep_session,
         statement_cache_size=1024,

@@ -1,13 +1,16 @@
 """Cleanup contexts of the gateway, registered in this order: plugins join before deliveries
 start, and on shutdown deliveries stop before the plugins get Shutdown. Both come after the
-common database pool, so it is open for as long as they run."""
+common database pool, so it is open for as long as they run. The delivery worker has a small
+pool of its own (docs/events.md "Under overload"): a backlog never takes the connections the HTTP
+handlers answer with, and the handlers never delay the lease heartbeat."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
 from aiohttp import web
-from forge_common.keys import DB_POOL, NOTIFICATIONS
+from forge_common.db import create_pool
+from forge_common.keys import NOTIFICATIONS, SETTINGS
 from forge_common.outage import database
 
 from .keys import DELIVERY_WORKER, PLUGIN_MANAGER
@@ -27,8 +30,20 @@ async def delivery_context(app: web.Application) -> AsyncIterator[None]:
     """Deliver while the application runs (registered after the plugin manager's)."""
     worker = app[DELIVERY_WORKER]
     worker.database = database(app)  # one tracker of the database's outages per process
-    await worker.start(app[DB_POOL], app[NOTIFICATIONS])
+    # Its commits do not wait for the WAL flush: a PostgreSQL crash may lose the last fraction of
+    # a second of claims, renewals and outcomes, and delivery is at least once already; on a busy
+    # disk the flush would hold up every call waiting on those statements (docs/events.md).
+    pool = await create_pool(
+        app[SETTINGS].database_url,
+        min_size=1,
+        max_size=worker.options.pool_size,
+        server_settings={"synchronous_commit": "off"},
+    )
     try:
-        yield
+        await worker.start(pool, app[NOTIFICATIONS])
+        try:
+            yield
+        finally:
+            await worker.stop()
     finally:
-        await worker.stop()
+        await pool.close()

@@ -51,9 +51,21 @@ class DeliveryOptions:
     # Outcomes are recorded together, one statement per batch: after the first outcome the
     # recorder waits this long for the calls finishing meanwhile, up to `outcome_batch` of them.
     # Statements of ~130 outcomes took PostgreSQL about half the time per outcome of statements of
-    # ~15 (bench/RESULTS.md, issue 15); the wait delays only the bookkeeping, not calls or slots.
+    # ~15 (bench/RESULTS.md); the wait delays only the bookkeeping, not calls or slots. A statement
+    # records at most `outcome_batch`, and while that many wait no call starts: a slow database
+    # slows the calls down instead of collecting outcomes until a statement times out.
     outcome_linger: float = 0.02
     outcome_batch: int = 500
+    # The worker's own pool, apart from the one HTTP handlers (ingest, admin API) use: four tasks
+    # (the claim under way; the run loop's hand-backs and pruning; outcomes; the lease heartbeat)
+    # each run one statement at a time, so with four connections none waits for another, and a
+    # backlog cannot take the API's connections.
+    pool_size: int = 4
+    # After a failed outcome statement the outcomes are kept (their leases renewed) and recorded
+    # again after this long, doubling up to `outcome_retry_max`: dropping them would let their
+    # leases lapse and the deliveries be called again.
+    outcome_retry_initial: float = 0.2
+    outcome_retry_max: float = 5.0
     # A stopping worker lets calls in flight finish this long, then records them as interrupted.
     stop_grace: float = 2.0
     released_delay: float = 1.0  # when a claimed delivery's plugin turned out unavailable

@@ -29,8 +29,9 @@ from collections import Counter, deque
 
 import asyncpg
 import grpc
+from forge_common.backoff import Backoff
 from forge_common.notifications import Notifications, Subscription
-from forge_common.outage import DATABASE, Dependency, round_failed
+from forge_common.outage import DATABASE, Dependency, is_database_down, round_failed
 from plugin.v1 import plugin_pb2
 
 from ..metrics import DeliveryCounts
@@ -96,6 +97,7 @@ class DeliveryWorker:
         self.in_flight: Counter[str] = Counter()
         self._queues: dict[str, deque[Claimed]] = {}
         self._calling: dict[asyncio.Task[None], Claimed] = {}
+        self._claiming: asyncio.Task[None] | None = None  # the claim under way (one at a time)
         self._throughput = _Throughput()
         self._slots: set[asyncio.Task[None]] = set()  # calls holding a slot of their plugin
         self._wake = asyncio.Event()
@@ -104,6 +106,7 @@ class DeliveryWorker:
         self._heart: asyncio.Task[None] | None = None
         self._recorder: asyncio.Task[None] | None = None
         self._outcomes: list[tuple[Outcome, asyncio.Future[bool]]] = []
+        self._recording = 0  # outcomes in the statement running now
         self._outcome_ready = asyncio.Event()
         self._outcome_full = asyncio.Event()  # `outcome_batch` reached: record without waiting
         self.pool: asyncpg.Pool
@@ -135,6 +138,9 @@ class DeliveryWorker:
         once), so no lease is left to expire."""
         await _cancel(self._runner)
         self._runner = None
+        # Claims under way are let finish (a cancelled one could lease rows nobody receives).
+        if self._claiming is not None:
+            await asyncio.gather(self._claiming, return_exceptions=True)
         queued = [d for queue in self._queues.values() for d in queue]
         self._queues.clear()
         with contextlib.suppress(Exception):
@@ -145,7 +151,8 @@ class DeliveryWorker:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        await self._flush()  # outcomes of the calls that finished
+        while self._outcomes and await self._flush():  # outcomes of the calls that finished
+            pass
         if interrupted:
             outcomes = [Outcome(d, "retry", INTERRUPTED, 0.0) for d in interrupted]
             with contextlib.suppress(Exception):
@@ -172,19 +179,26 @@ class DeliveryWorker:
                     pruned = await store.prune(self.pool, self.options.retention_days)
                     if pruned:
                         log.info("pruned %d finished event(s)", pruned)
+                # No success is reported here: the claims run in the background and report
+                # their own (a round that touched no table says nothing about the database).
                 await self.claim_round()
-                self.database.succeeded()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the database may be restarting: poll again later
-                round_failed(self.database, exc, "delivery worker: claiming failed")
+                await self._failed(exc, "delivery worker: claiming failed")
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.options.poll_interval):
                     await self._wake.wait()
 
     async def claim_round(self) -> int:
-        """Claim for, and start calls to, every plugin that can take calls; how many started."""
+        """Start calls to every plugin that can take calls from what it has claimed, and claim
+        ahead in the background for the plugins that need it (one task, one plugin after the
+        other, as rounds did before); how many calls started.
+
+        Calls start before any claim and never wait for one: a claim is a round trip to
+        PostgreSQL, slow on a busy host, and slots left empty meanwhile cost throughput."""
         started = 0
+        wanted: list[tuple[str, int]] = []
         for plugin in self.manager:
             queue = self._queues.setdefault(plugin.name, deque())
             if plugin.state is not PluginState.READY or not plugin.breaker.allows_calls():
@@ -193,24 +207,61 @@ class DeliveryWorker:
                     queue.clear()
                     await store.hand_back(self.pool, self.owner, held)
                 continue
-            cap = self.cap(plugin)
-            free = cap - self.in_flight[plugin.name]
-            if free <= 0:
-                continue
+            started += self._start_queued(plugin, queue)
+            if self.unrecorded() >= self.options.outcome_batch:
+                continue  # the recorder is behind: see `unrecorded`
+            free = self.cap(plugin) - self.in_flight[plugin.name]
             ahead = int(self._throughput.per_second(plugin.name) * self.options.prefetch_seconds)
             want = min(self.options.claim_batch, free + ahead)
-            if len(queue) < free or len(queue) * 2 <= want:
-                limit = want - len(queue)
-                if limit > 0:
-                    lease = self.options.lease_seconds
-                    held = self._held()
-                    queue.extend(
-                        await store.claim(self.pool, plugin.name, limit, self.owner, lease, held)
-                    )
-            while queue and self.in_flight[plugin.name] < cap:
-                self._start(plugin, queue.popleft())
-                started += 1
+            if (len(queue) < free or len(queue) * 2 <= want) and want > len(queue):
+                wanted.append((plugin.name, want - len(queue)))
+        if wanted and self._claiming is None:
+            self._claiming = asyncio.create_task(self._claim(wanted))
         return started
+
+    def _start_queued(self, plugin: ManagedPlugin, queue: deque[Claimed]) -> int:
+        started, cap, most = 0, self.cap(plugin), self.options.outcome_batch
+        while queue and self.in_flight[plugin.name] < cap and self.unrecorded() < most:
+            self._start(plugin, queue.popleft())
+            started += 1
+        return started
+
+    async def _claim(self, wanted: list[tuple[str, int]]) -> None:
+        """Claim for each (plugin, how many), into its queue; the worker is woken to start the
+        calls. A failed claim wakes nobody: the next poll tries again (the database may be
+        down)."""
+        claimed_any = False
+        try:
+            for plugin, limit in wanted:
+                lease, held = self.options.lease_seconds, self._held()
+                claimed = await store.claim(self.pool, plugin, limit, self.owner, lease, held)
+                if claimed:
+                    self._queues.setdefault(plugin, deque()).extend(claimed)
+                    claimed_any = True
+        except Exception as exc:
+            await self._failed(exc, "delivery worker: claiming failed")
+            return
+        finally:
+            self._claiming = None
+            if claimed_any:
+                self._wake.set()
+        self.database.succeeded()
+
+    async def _failed(self, error: Exception, what: str) -> None:
+        """A statement failed. When the database was out of reach, every connection of the
+        worker's pool is replaced at once: after a restart each would otherwise fail once, one
+        loop after the other, and the outage would be logged as over and back again each time."""
+        if is_database_down(error):
+            with contextlib.suppress(Exception):
+                await self.pool.expire_connections()
+        round_failed(self.database, error, what)
+
+    def unrecorded(self) -> int:
+        """Outcomes not recorded yet. Their deliveries are held (leases renewed) until they are;
+        while `outcome_batch` or more wait, no call starts and nothing is claimed: calls could go
+        on faster than a slow database records them, and every outcome waiting makes the next
+        statement longer, until one outlasts its timeout (docs/events.md "Under overload")."""
+        return len(self._outcomes) + self._recording
 
     def cap(self, plugin: ManagedPlugin) -> int:
         """OnEvent calls in flight at once to `plugin`: its PLUGINS_FILE `max_in_flight`, else
@@ -232,7 +283,7 @@ class DeliveryWorker:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            round_failed(self.database, exc, f"delivery {delivery.id} to {plugin.name} failed")
+            await self._failed(exc, f"delivery {delivery.id} to {plugin.name} failed")
         finally:
             if task is not None:
                 self._calling.pop(task, None)
@@ -264,7 +315,7 @@ class DeliveryWorker:
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # the leases may lapse; other workers then take over
-                round_failed(self.database, error, "delivery worker: renewing leases failed")
+                await self._failed(error, "delivery worker: renewing leases failed")
 
     async def _attempt(self, plugin: ManagedPlugin, delivery: Claimed) -> None:
         manifest = plugin.manifest
@@ -342,8 +393,10 @@ class DeliveryWorker:
     async def _record(self) -> None:
         """Record outcomes in batches: after the first one, whatever finishes within
         `outcome_linger` (or while the last statement ran) goes in the same statement, so a busy
-        plugin costs one statement per batch."""
+        plugin costs one statement per batch. A batch that could not be recorded is kept and tried
+        again: its deliveries stay held, so the heartbeat keeps their leases."""
         linger, most = self.options.outcome_linger, self.options.outcome_batch
+        backoff = Backoff(self.options.outcome_retry_initial, self.options.outcome_retry_max)
         while True:
             await self._outcome_ready.wait()
             if linger > 0 and len(self._outcomes) < most:
@@ -351,23 +404,44 @@ class DeliveryWorker:
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(linger):
                         await self._outcome_full.wait()
-            await self._flush()
+            if await self._flush(keep_on_failure=True):
+                backoff.reset()
+            else:
+                await asyncio.sleep(backoff.next())
 
-    async def _flush(self) -> None:
-        self._outcome_ready.clear()
-        batch, self._outcomes = self._outcomes, []
+    async def _flush(self, *, keep_on_failure: bool = False) -> bool:
+        """Record up to `outcome_batch` of the outcomes waiting (the rest go in the next
+        statement: a bounded statement has a bounded duration); False when the statement
+        failed. Then they are put back (`keep_on_failure`), or their callers get the error."""
+        most = self.options.outcome_batch
+        batch, self._outcomes = self._outcomes[:most], self._outcomes[most:]
+        if not self._outcomes:
+            self._outcome_ready.clear()
         if not batch:
-            return
+            return True
+        self._recording = len(batch)
         try:
             kept = await store.finish_many(self.pool, self.owner, [o for o, _ in batch])
         except Exception as error:
+            await self._failed(error, "delivery worker: recording outcomes failed")
+            # Only a database out of reach is worth waiting for; a statement it refused (a bug,
+            # a value it cannot store) would fail again, and hold every later outcome with it.
+            if keep_on_failure and is_database_down(error):
+                self._outcomes[:0] = batch
+                self._outcome_ready.set()
+                return False
             for _, done in batch:
                 if not done.done():
                     done.set_exception(error)
-            return
+            return False
+        finally:
+            self._recording = 0
+            self._wake.set()  # calls held back by `unrecorded` may start
+        self.database.succeeded()
         for outcome, done in batch:
             if not done.done():
                 done.set_result(outcome.delivery.id in kept)
+        return True
 
 
 async def _cancel(task: asyncio.Task[None] | None) -> None:
