@@ -54,9 +54,10 @@ def _require_admin(resolved: Resolved) -> None:
         )
 
 
-async def _rows(
+async def repository_rows(
     request: web.Request, resolved: Resolved
 ) -> tuple[accounts.Account, accounts.Repository]:
+    """The owner's and the repository's rows of a resolved repository (404 if gone since)."""
     pool = request.app[DB_POOL]
     owner = await accounts.account_by_name(pool, resolved.ref.owner)
     repo = (
@@ -86,14 +87,23 @@ def _edits(data: dict[str, Any]) -> dict[str, Any]:
     return changes
 
 
+async def edit_repository(
+    request: web.Request, resolved: Resolved, viewer: Viewer, changes: dict[str, Any]
+) -> tuple[accounts.Account, accounts.Repository]:
+    """The one write of a repository's settings, validated by the caller: Gitea's `PATCH` and
+    the console's settings page. Its event, and every replica's cache told."""
+    owner, repo = await repository_rows(request, resolved)
+    async with transaction(request.app[DB_POOL]) as conn:
+        repo = await repo_admin.update_repo(conn, owner, repo, viewer.id, changes)
+    _changed(request, repo.id)
+    return owner, repo
+
+
 async def edit_repo(request: web.Request) -> web.Response:
     resolved, viewer = await _resolved(request)
     _require_admin(resolved)
     changes = _edits(dict(await read_json_object(request)))
-    owner, repo = await _rows(request, resolved)
-    async with transaction(request.app[DB_POOL]) as conn:
-        repo = await repo_admin.update_repo(conn, owner, repo, viewer.id, changes)
-    _changed(request, repo.id)
+    owner, repo = await edit_repository(request, resolved, viewer, changes)
     data = gitea_shapes.repository(
         request.app[SETTINGS].app_url, owner, repo, viewer, admin=True, push=True
     )
@@ -109,7 +119,7 @@ async def delete_repo(request: web.Request) -> web.Response:
     )
     if not is_owner:
         raise PermissionDenied("user should be the owner of the repo")  # Gitea's reqOwner
-    owner, repo = await _rows(request, resolved)
+    owner, repo = await repository_rows(request, resolved)
     async with transaction(pool) as conn:
         digests = await conn.fetch(
             """SELECT a.sha256 FROM releases.assets a
@@ -139,7 +149,7 @@ async def add_collaborator(request: web.Request) -> web.Response:
     permission = optional_str(data, "permission") or "write"  # Gitea's default
     if permission not in repo_admin.COLLABORATOR_PERMISSIONS:
         raise Unprocessable("permission must be one of read, write, admin", field="permission")
-    owner, repo = await _rows(request, resolved)
+    owner, repo = await repository_rows(request, resolved)
     user = await _collaborator(request)
     if user.id == owner.id:
         raise Unprocessable("the owner of a repository cannot be its collaborator")
@@ -152,7 +162,7 @@ async def add_collaborator(request: web.Request) -> web.Response:
 async def remove_collaborator(request: web.Request) -> web.Response:
     resolved, viewer = await _resolved(request)
     _require_admin(resolved)
-    owner, repo = await _rows(request, resolved)
+    owner, repo = await repository_rows(request, resolved)
     user = await _collaborator(request)
     async with transaction(request.app[DB_POOL]) as conn:
         await repo_admin.remove_collaborator(conn, owner, repo, user, viewer.id)
