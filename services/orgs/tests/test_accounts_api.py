@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from forge_common import password_throttle
+from forge_common import sign_in_throttle
 from forge_common.passwords import hash_password_sync
 from forge_orgs.app import create_app
 
@@ -246,14 +246,14 @@ async def test_site_admin_edits_and_deletes_users(acct: Api, db: Any) -> None:
 async def test_password_guessing_is_slowed_per_account_for_every_replica(
     acct: Api, monkeypatch: Any
 ) -> None:
-    monkeypatch.setattr(password_throttle, "MAX_FAILURES", 2)
+    monkeypatch.setattr(sign_in_throttle, "ACCOUNT_LIMIT", 2)
     for name in ("olive", "nobody"):  # an account and no account: the same answers
         for _ in range(2):
             reply = await acct.get("/user", headers={"Authorization": basic(name, "guess-1234")})
             assert reply.status == 401
         refused = await acct.get("/user", headers={"Authorization": basic(name, "guess-1234")})
         assert refused.status == 429
-        assert 0 < int(refused.headers["Retry-After"]) <= password_throttle.WINDOW_SECONDS
+        assert 0 < int(refused.headers["Retry-After"]) <= sign_in_throttle.MAX_BLOCK_SECONDS
     # while it lasts, the right password waits too (else guessing would go on); tokens do not
     right = await acct.get("/user", headers={"Authorization": basic("OLIVE", PASSWORD)})
     assert right.status == 429

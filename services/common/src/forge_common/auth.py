@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
-from . import password_throttle
+from . import sign_in_throttle
 from .errors import AuthTokenInvalid
 from .keys import DB_POOL
 from .passwords import MAX_LENGTH as MAX_PASSWORD_LENGTH
@@ -126,7 +126,7 @@ async def _by_basic(request: web.Request, username: str, password: str) -> Viewe
         if viewer is not None:
             return viewer
     pool = request.app[DB_POOL]
-    await password_throttle.check(pool, username)  # 429 while the name has used up its tries
+    address = await sign_in_throttle.admit(request, username)  # 429 past the limits
     row = None
     if 0 < len(username) <= 40:
         row = await pool.fetchrow(
@@ -136,8 +136,8 @@ async def _by_basic(request: web.Request, username: str, password: str) -> Viewe
         )
     # verify_password costs the same with no account (a dummy hash): no timing tells them apart
     if not await verify_password(row["password_hash"] if row else None, password) or row is None:
-        await password_throttle.failed(pool, username)
         raise InvalidBasicCredentials()
+    await sign_in_throttle.forgive(pool, username, address)
     return Viewer(row["id"], row["name"], row["is_admin"], ALL_SCOPES, BY_PASSWORD)
 
 

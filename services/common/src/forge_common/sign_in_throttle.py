@@ -1,5 +1,6 @@
 """Sign-in throttling per account name and per client address (docs/accounts.md "Sign-in
-throttling"), counted in PostgreSQL so every replica shares one count.
+throttling"), counted in PostgreSQL so every replica shares one count. It guards every check of a
+password: the browser's sign-in form and the API's basic authentication.
 
 An attempt is counted *before* the password is checked and forgiven when it succeeds: a burst
 of parallel guesses is counted in full, not raced past the limit. Past the limit, a key is
@@ -18,13 +19,25 @@ from dataclasses import dataclass
 from aiohttp import web
 
 from .db import Queryable
-from .keys import SETTINGS
+from .errors import ApiError
+from .keys import DB_POOL, SETTINGS
 
 ACCOUNT_LIMIT = 5  # attempts per account name in a window before it is refused
 ADDRESS_LIMIT = 20  # per client address: one address trying many names
 WINDOW_SECONDS = 15 * 60
 FIRST_BLOCK_SECONDS = 30
 MAX_BLOCK_SECONDS = 15 * 60
+
+
+class TooManyAttempts(ApiError):
+    status = 429
+    code = "TooManyAttempts"
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(
+            "Too many sign-in attempts: try again later",
+            headers={"Retry-After": str(retry_after)},
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +114,16 @@ async def count_attempt(db: Queryable, name: str, address: str) -> Verdict:
     if by_account.allowed and by_address.allowed:
         return Verdict(True)
     return Verdict(False, max(by_account.retry_after, by_address.retry_after))
+
+
+async def admit(request: web.Request, name: str) -> str:
+    """Count an attempt to check `name`'s password from the request's address, before the check;
+    TooManyAttempts (429) when either is over its limit. The address, for `forgive`."""
+    address = client_address(request)
+    verdict = await count_attempt(request.app[DB_POOL], name, address)
+    if not verdict.allowed:
+        raise TooManyAttempts(verdict.retry_after)
+    return address
 
 
 async def forgive(db: Queryable, name: str, address: str) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 from aiohttp import web
 from forge_common import passwords, sign_in_throttle
 from forge_common.csrf import checked_form, csrf_token, text_field
-from forge_common.errors import ApiError
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.pages import page, page_response, see_other
 from forge_common.pages.render import CHANGE_PASSWORD_PATH
@@ -29,17 +28,6 @@ from forge_common.sessions import (
 from .queries import credentials, set_password_hash
 
 WRONG = "Wrong user name or password."
-
-
-class TooManyAttempts(ApiError):
-    status = 429
-    code = "TooManyAttempts"
-
-    def __init__(self, retry_after: int) -> None:
-        super().__init__(
-            "Too many sign-in attempts: try again later",
-            headers={"Retry-After": str(retry_after)},
-        )
 
 
 def _form(
@@ -76,10 +64,7 @@ async def login(request: web.Request) -> web.StreamResponse:
     pool, settings = request.app[DB_POOL], request.app[SETTINGS]
     if not name or not password:
         return _form(request, redirect_to, user_name=name, error=WRONG)
-    address = sign_in_throttle.client_address(request)
-    verdict = await sign_in_throttle.count_attempt(pool, name, address)
-    if not verdict.allowed:
-        raise TooManyAttempts(verdict.retry_after)
+    address = await sign_in_throttle.admit(request, name)
     user = await credentials(pool, name)
     stored = user.password_hash if user else None
     # verified whether or not the account exists (against a dummy hash when not): the same time
