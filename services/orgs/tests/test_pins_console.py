@@ -178,3 +178,22 @@ async def test_a_post_without_the_token_is_refused(server, db, settings):
             {"_csrf": "0" * 64, "action": "pin", "repo_name": "spare"},
         )
         assert reply.status == 403
+
+
+@pytest.mark.parametrize(
+    ("role", "shown"),
+    [
+        ("owner", True),
+        ("admin", True),
+        ("member", False),
+        ("stranger", False),
+        ("anonymous", False),
+    ],
+)
+async def test_the_organization_page_links_the_pins_page_only_for_who_may_manage_pins(
+    server, db, settings, role, shown
+):
+    async with await as_user(server, db, settings, role) as browser:
+        status, html = await browser.get("/pub")
+        assert status == 200
+        assert ('href="/pub/settings/pins"' in html) is shown

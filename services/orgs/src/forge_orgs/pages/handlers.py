@@ -23,6 +23,7 @@ from forge_common.sessions import session_of
 
 from ..errors import OrgNotFound
 from ..handlers.common import base_url
+from ..models import OrgView
 from ..overview import prepared_overview
 from .avatar import avatar_svg
 from .profile import user_page
@@ -75,15 +76,18 @@ async def org_page(request: web.Request) -> web.StreamResponse:
     viewer = viewer_of(request)
     name = request.match_info["org"]
     try:
-        overview = (await prepared_overview(request.app, name, viewer)).json
+        prepared = await prepared_overview(request.app, name, viewer)
     except OrgNotFound:
         profile = await user_page(request, name)  # a user's name: their profile
         if profile is None:
             raise
         return profile
+    overview = prepared.json
+    # the console's link, for those who may manage the pins (docs/console.md "Pins")
+    manage = OrgView(prepared.data.org, viewer, prepared.data.role).can_manage
     # a signed-in browser's page names them in its header (and carries their sign-out token)
     session = session_of(request)
-    salt = session.secret.encode() if session else b""
+    salt = (session.secret.encode() if session else b"") + (b"manage" if manage else b"")
     digest = hashlib.blake2b(overview + salt, digest_size=16).hexdigest()
     headers = {**page_headers(request), "ETag": quoted(digest)}
     if none_match(request, headers["ETag"]):
@@ -91,17 +95,18 @@ async def org_page(request: web.Request) -> web.StreamResponse:
     rendered = request.app[RENDERED]
     html = rendered.pages.get(digest)
     if html is None:
-        html = _render_page(request, orjson.loads(overview))
+        html = _render_page(request, orjson.loads(overview), manage)
         rendered.put(digest, html)
     return web.Response(body=html, content_type="text/html", headers=headers)
 
 
-def _render_page(request: web.Request, body: dict[str, Any]) -> bytes:
+def _render_page(request: web.Request, body: dict[str, Any], manage: bool) -> bytes:
     org = body["organization"]
     context = {
         **page_context(request),
         **body,
         "org": org,
+        "manage_pins": manage,
         "website": _web_link(org["website"]),
         "sections": _sections(body),
         "og_url": f"{base_url(request)}{org['name']}",
