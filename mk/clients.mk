@@ -1,6 +1,5 @@
 # Real clients for tests-e2e/clients/: the update clients (electron-updater, update-electron-app,
-# the Tauri signer; issue 12) and the Gitea and GitHub API clients (gitea-js, @octokit/rest; issue
-# 13) from one package-lock.json (npm ci: mk/tools.mk), and Debian's minisign, which checks the
+# the Tauri signer) and the Gitea and GitHub API clients (gitea-js, @octokit/rest) from one package-lock.json (npm ci: mk/tools.mk), and Debian's minisign, which checks the
 # Tauri signatures. PyGithub comes with requirements-dev.txt. Included by the root Makefile.
 
 CLIENTS_DIR := tests-e2e/clients

@@ -69,7 +69,7 @@ deploy-check: install $(VENV)/.deploy-validators ## Validate the Dockerfile, com
 
 # update keys: the releases service refuses to start without URL_SIGNING_SECRET; one per start
 up: export URL_SIGNING_SECRET ?= $(shell python3 -c 'import secrets; print(secrets.token_hex(32))')
-# compose.yaml has no fixed EVENTS_SECRET (DESIGN §5): unset, `make up` makes one for this start.
+# compose.yaml has no fixed EVENTS_SECRET (docs/decisions.md "Secrets"): unset, `make up` makes one for this start.
 up: export EVENTS_SECRET := $(or $(EVENTS_SECRET),$(shell od -An -N24 -tx1 /dev/urandom | tr -d ' \n'))
 up: ## docker compose up --build: nginx, three services, PostgreSQL, the example plugin on :8080
 	@if docker compose version >/dev/null 2>&1; then docker compose up --build; \

@@ -1,4 +1,4 @@
-"""The Kubernetes overlays (deploy/k8s/overlays, issue 10), rendered with kubectl kustomize offline:
+"""The Kubernetes overlays (deploy/k8s/overlays), rendered with kubectl kustomize offline:
 asset bytes in S3 with no ReadWriteMany volume; dev single replicas with an in-cluster MinIO; prod
 autoscaled with the S3 credentials from a Secret. make deploy-check validates their schemas."""
 

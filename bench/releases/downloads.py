@@ -1,4 +1,4 @@
-"""Download throughput (issue 10): a 10 MiB asset through nginx with X-Accel-Redirect, and sent by
+"""Download throughput: a 10 MiB asset through nginx with X-Accel-Redirect, and sent by
 the service directly (the kernel's sendfile, downloads/zerocopy.py), each as a ratio of nginx
 serving the same file statically, in the same run, rounds alternating (targets: both >= 0.8).
 

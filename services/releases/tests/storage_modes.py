@@ -1,4 +1,4 @@
-"""The download matrix (issue 10): every download test runs against each storage backend and
+"""The download matrix: every download test runs against each storage backend and
 serving mode, with real parts: a folder sent by aiohttp's sendfile, a folder sent by real nginx
 (X-Accel-Redirect, the deploy template), S3 (moto server) behind a 302 to a presigned URL, and S3
 streamed through the service.

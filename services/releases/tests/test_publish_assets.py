@@ -1,6 +1,6 @@
 """Publishing API, assets: upload (raw body and multipart), delete, limits, cut-off uploads.
 
-Issue 4: the body is streamed to storage recording size, SHA-1, SHA-256 and SHA-512; 201
+The body is streamed to storage recording size, SHA-1, SHA-256 and SHA-512; 201
 attachment; a duplicate name is 409; a bad name is 422; over the configured limit is 413; an
 upload that fails or is cut off leaves no asset and no stray file; events with each change only.
 """

@@ -1,4 +1,4 @@
-"""Asset storage (issue 10): uploads streamed into S3 (multipart for large files) with digests,
+"""Asset storage: uploads streamed into S3 (multipart for large files) with digests,
 a store that is down is 503 with Retry-After, the sweep of unreferenced blobs (never one an upload
 in flight is about to reference), and `forge storage migrate` from a folder to S3.
 

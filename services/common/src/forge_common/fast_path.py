@@ -1,6 +1,6 @@
 """Answers given before routing, for a route whose answer is already prepared (the update check).
 
-Profiled under load (bench/RESULTS.md, issue 11), a cached update check spent about as much of
+Profiled under load (docs/decisions.md), a cached update check spent about as much of
 the service's CPU in aiohttp's router and middleware chain (the forge middleware, aiohttp's own
 current-app layer, one coroutine per layer) as in everything else forge adds, while the bare
 handler it is measured against has no middleware. A service registers a `FastPath` for such a

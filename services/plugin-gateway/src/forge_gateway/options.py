@@ -51,7 +51,8 @@ class DeliveryOptions:
     # Outcomes are recorded together, one statement per batch: after the first outcome the
     # recorder waits this long for the calls finishing meanwhile, up to `outcome_batch` of them.
     # Statements of ~130 outcomes took PostgreSQL about half the time per outcome of statements of
-    # ~15 (bench/RESULTS.md, issue 15); the wait delays only the bookkeeping, not calls or slots.
+    # ~15 (bench/RESULTS.md "Events: profile and batching"); the wait delays only the
+    # bookkeeping, not calls or slots.
     outcome_linger: float = 0.02
     outcome_batch: int = 500
     # A stopping worker lets calls in flight finish this long, then records them as interrupted.
@@ -72,8 +73,9 @@ class Options:
     retry_max: float = 30.0
     # gRPC's own reconnect backoff; its default maximum of 120 s would delay a plugin's return.
     reconnect_initial: float = 0.2
-    # 0.5 s, not 1: a plugin back from a restart must be re-initialized within 2 s (issue 15), and
-    # a reconnect attempt (one TCP connect) every half second costs a stopped plugin nothing.
+    # 0.5 s, not 1: a plugin back from a restart must be re-initialized within 2 s
+    # (docs/decisions.md "Other targets"), and a reconnect attempt (one TCP connect) every half
+    # second costs a stopped plugin nothing.
     reconnect_max: float = 0.5
     # How long start-up waits for plugins' first Initialize before serving anyway.
     startup_wait: float = 5.0
