@@ -1,4 +1,4 @@
-# Benchmarks (bench/, tests-e2e/bench_proxy.py): wrk on 127.0.0.1 only, every run bounded; each
+# Benchmarks (bench/): wrk on 127.0.0.1 only, every run bounded; each
 # figure is a ratio or a percentile measured against a baseline in the same run. bench/RESULTS.md
 # records full runs. Included by the root Makefile; bench-proxy is in mk/deploy.mk.
 
@@ -55,4 +55,4 @@ $(VENV)/.py-spy: constraints.txt
 
 .PHONY: bench-micro-cache
 bench-micro-cache: install deploy-tools ## nginx micro-cache vs nginx serving the same bytes statically (>= 0.7)
-	$(PY) tests-e2e/bench_micro_cache.py $(BENCH_MICRO_CACHE_ARGS)
+	$(PY) bench/proxy/micro_cache.py $(BENCH_MICRO_CACHE_ARGS)

@@ -1,7 +1,7 @@
 """What nginx in front costs: wrk against the releases service directly and through the proxy,
 alternating, in the same run (absolute numbers drift between runs; the ratio is the figure).
 
-    make bench-proxy            (or: .venv/bin/python tests-e2e/bench_proxy.py [--seconds N]
+    make bench-proxy            (or: .venv/bin/python bench/proxy/bench.py [--seconds N]
                                                                           [--rounds N] [--smoke])
 
 Starts the same stack as the end-to-end tests (embedded PostgreSQL, the three services, the
@@ -24,10 +24,10 @@ from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))  # the shared harness
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
 from harness import Report, migrate_database, parse_args, require_tool, workspace, wrk, wrk_argv
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[2] / "tests-e2e"  # the end-to-end stack and worlds
 
 PATHS = {
     "update check": "/api/v2/repos/acme/app/releases/update?version=1.0.0&platform=linux&arch=x64",

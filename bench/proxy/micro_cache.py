@@ -3,11 +3,12 @@ statically: wrk on the anonymous update check through the forge proxy (answered 
 micro-cache, one request a second reaching the service) and on a second nginx with the same
 worker count serving the body as a file, alternating, in the same run. Target: at least 0.7.
 
-    make bench-micro-cache   (or: .venv/bin/python tests-e2e/bench_micro_cache.py [--seconds N]
+    make bench-micro-cache   (or: .venv/bin/python bench/proxy/micro_cache.py [--seconds N]
                                                                    [--rounds N] [--smoke])
 
-The stack is the end-to-end one (tests-e2e/conftest.py, through bench_proxy.running_stack) with
-tests-e2e/test_micro_cache.py's world. `--smoke` runs one round of 1 s and applies no target.
+The stack is the end-to-end one (tests-e2e/conftest.py, through `running_stack` of
+bench/proxy/bench.py) with tests-e2e/test_micro_cache.py's world. `--smoke` runs one round of
+1 s and applies no target.
 """
 
 from __future__ import annotations
@@ -25,12 +26,13 @@ from pathlib import Path
 
 from forge_common.embedded_pg import free_port
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))  # the shared harness
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_proxy: the stack helpers
-import bench_proxy
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/proxy/bench.py: the stack
 from harness import Report, fail, parse_args, require_tool, stop, wrk, wrk_argv
 
-HERE = Path(__file__).resolve().parent
+import bench as bench_proxy
+
+HERE = Path(__file__).resolve().parents[2] / "tests-e2e"  # the end-to-end stack and worlds
 TARGET = 0.7
 
 STATIC_CONF = """
