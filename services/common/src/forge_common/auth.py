@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from aiohttp import web
+from aiohttp import hdrs, web
 
 from .errors import AuthTokenInvalid
 from .keys import DB_POOL
@@ -52,9 +52,18 @@ def viewer_of(request: web.Request) -> Viewer | None:
     return request.get(VIEWER)
 
 
+def is_anonymous(request: web.BaseRequest) -> bool:
+    """Whether the request carries no credentials: exactly the requests `authenticate` leaves
+    without a viewer and without an error. The one definition of "anonymous" (who may be given
+    an answer kept for everybody, read/cache.py): it needs no await and no authentication, so the
+    answers given before routing (forge_common.fast_path) use it too. A new kind of credential
+    (a session cookie) must be added here as well as to `authenticate`."""
+    return hdrs.AUTHORIZATION not in request.headers
+
+
 async def authenticate(request: web.Request) -> None:
     """Set the request's viewer from its token; no `Authorization` header means anonymous."""
-    header = request.headers.get("Authorization")
+    header = request.headers.get(hdrs.AUTHORIZATION)
     if header is not None:
         token = parse_authorization(header)
         row = await request.app[DB_POOL].fetchrow(

@@ -23,6 +23,7 @@ from ..errors import AssetNotFound, NoReleasesFound, ReleaseNotFound
 from ..keys import DOWNLOAD_COUNTER
 from ..models import Release, RepoRef, Resolved
 from ..read import queries
+from ..read.cache import Answer
 from ..read.handlers import (
     DRAFT_READERS,
     answer_of,
@@ -34,7 +35,6 @@ from ..read.handlers import (
 )
 from ..read.params import flag
 from ..read.resolve import resolve
-from ..read.update_answer import Answer
 from . import gitea, github, mapping
 
 Shape = Callable[[str, RepoRef, Release, DownloadCounter], dict[str, Any]]

@@ -1,6 +1,6 @@
 """The update check's choice (docs/releases.md "Update check rules", GET .../releases/update) as
 pure functions of the candidate releases and the query: `decide_update` picks the release and the
-asset, or none. Nothing here builds a response: update_answer.py turns the choice into the bytes
+asset, or none. Nothing here builds a response: update_check.py turns the choice into the bytes
 sent.
 """
 
