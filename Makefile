@@ -8,12 +8,14 @@ PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 PORT ?= 8080
 SERVICE_PACKAGES := services/common services/releases services/orgs services/plugin-gateway
+# development only, never in the image: the test helpers and the publishing client
+DEV_PACKAGES := services/testing services/publisher
 PROTO_PACKAGES :=
 
 # Fragments owned by parts of the system (proto generation, benchmarks, end-to-end tools).
 -include mk/*.mk
 
-EDITABLES := $(SERVICE_PACKAGES) $(PROTO_PACKAGES)
+EDITABLES := $(SERVICE_PACKAGES) $(DEV_PACKAGES) $(PROTO_PACKAGES)
 INSTALL_STAMP := $(VENV)/.installed
 INSTALL_INPUTS := constraints.txt requirements-dev.txt $(wildcard $(addsuffix /pyproject.toml,$(EDITABLES)))
 
@@ -41,7 +43,8 @@ run: install ## Start everything on http://localhost:8080/ (PORT=N to change; em
 lint: install ## ruff and mypy --strict
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy services/common/src services/releases/src services/orgs/src services/plugin-gateway/src
+	$(BIN)/mypy services/common/src services/releases/src services/orgs/src services/plugin-gateway/src \
+		services/testing/src services/publisher/src
 
 fmt: install ## Format the code
 	$(BIN)/ruff format .

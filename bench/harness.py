@@ -32,7 +32,7 @@ from forge_common.db import connect
 from forge_common.embedded_pg import EmbeddedPostgres
 from forge_common.migrations import migrate
 from forge_common.service import all_migrations, installed_services
-from forge_common.testing.processes import (
+from forge_testing.processes import (
     NotReady,
     cpu_seconds,
     start_forge_service,

@@ -13,8 +13,8 @@ from typing import Any
 import asyncpg
 import pytest
 import yaml
-from forge_common.testing.plugin import run_sync
 from forge_gateway.plugins.config import load_plugins_file
+from forge_testing.plugin import run_sync
 
 pytestmark = pytest.mark.e2e
 

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from forge_common.embedded_pg import free_port
 from forge_common.relay import sign
-from forge_common.testing.loopback import raw, read_reply
-from forge_common.testing.processes import wait_until_ready
+from forge_testing.loopback import raw, read_reply
+from forge_testing.processes import wait_until_ready
 
 if TYPE_CHECKING:
     from conftest import Stack

@@ -19,8 +19,8 @@ from typing import Any
 import aiohttp
 import pytest
 from forge_common.config import Settings
-from forge_common.testing.nginx import find_nginx, running_nginx
-from forge_common.testing.s3 import S3Server
+from forge_testing.nginx import find_nginx, running_nginx
+from forge_testing.s3 import S3Server
 
 ROOT = Path(__file__).resolve().parents[3]
 MODES = ["folder-direct", "folder-nginx", "s3-redirect", "s3-stream"]

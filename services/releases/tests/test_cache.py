@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 from forge_common.keys import DB_POOL, NOTIFICATIONS
-from forge_common.testing.waiting import eventually
 from forge_releases.keys import RELEASE_CACHE
 from forge_releases.read.cache import CHANNEL, ReleaseCache
+from forge_testing.waiting import eventually
 
 from .support import FAST, auth, one_repo, rel
 

@@ -3,9 +3,11 @@ name, in the default names of electron-builder (`App-1.2.0-arm64-mac.zip`), Elec
 (`App-darwin-arm64-1.2.0.zip`), Tauri (`App_1.2.0_aarch64.dmg`, `App_x64-setup.exe`) and Squirrel
 (`App-1.2.0-full.nupkg`).
 
-The spec's update check keeps its own suffix table (read/update.py); this matcher never changes
-its answers. Ranking: an exact architecture beats `universal`, which beats a name with no
-architecture; a name carrying another architecture never matches.
+The spec's update check keeps its own suffix table (`ASSET_PATTERNS`, `match_asset`, at the end),
+which this matcher never changes. Both are pure, shared by the server (forge_releases) and the
+publishing client (forge_publisher), which warns when the two disagree. Ranking: an exact
+architecture beats `universal`, which beats a name with no architecture; a name carrying another
+architecture never matches.
 """
 
 from __future__ import annotations
@@ -152,3 +154,63 @@ def of_platform(assets: Iterable[T], platform: str, kinds: Sequence[str]) -> lis
             scored.append((kind, position, asset))
     scored.sort(key=lambda item: item[:2])
     return [item[2] for item in scored]
+
+
+# The asset suffix table of docs/releases.md, verbatim:
+# (platform values, arm64 patterns, any-other-arch patterns).
+_DARWIN = (
+    ("arm64.zip", "darwin-arm64.zip", "macos-arm64.zip", "osx-arm64.zip", "universal.zip", ".zip"),
+    (
+        "x64.zip",
+        "darwin-x64.zip",
+        "macos-x64.zip",
+        "osx-x64.zip",
+        "intel.zip",
+        "universal.zip",
+        ".zip",
+    ),
+)
+_WINDOWS = (
+    ("arm64.exe", "win-arm64.exe", "windows-arm64.exe", "setup-arm64.exe"),
+    ("x64.exe", "win-x64.exe", "windows-x64.exe", "setup-x64.exe", "setup.exe", ".exe"),
+)
+_LINUX = (
+    (
+        "arm64.appimage",
+        "linux-arm64.appimage",
+        "aarch64.appimage",
+        "arm64.deb",
+        "arm64.rpm",
+    ),
+    (
+        "x86_64.appimage",
+        "linux-x64.appimage",
+        "amd64.appimage",
+        "amd64.deb",
+        "x86_64.rpm",
+        ".appimage",
+        ".deb",
+    ),
+)
+ASSET_PATTERNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "darwin": _DARWIN,
+    "macos": _DARWIN,
+    "windows": _WINDOWS,
+    "win32": _WINDOWS,
+    "linux": _LINUX,
+}
+
+
+def match_asset(assets: Sequence[T], platform: str, arch: str) -> T | None:
+    """docs/releases.md "Update check rules" 6-7: the first pattern that matches any asset wins;
+    within it, the first asset."""
+    table = ASSET_PATTERNS.get(platform)
+    if table is None:
+        return None
+    patterns = table[0] if arch == "arm64" else table[1]
+    lowered = [(asset.name.lower(), asset) for asset in assets]
+    for pattern in patterns:
+        for name, asset in lowered:
+            if name.endswith(pattern):
+                return asset
+    return None

@@ -1,8 +1,10 @@
 """The publishing client, `forge release publish`: it runs on a publisher's machine and talks to
-the service over HTTP only, never importing the server's modules.
+the service over HTTP only. A package of its own (forge-publisher): it imports no service, only
+forge_common (the `forge` command, and the pure asset matchers it shares with the releases service,
+forge_common.asset_match).
 
-`add_commands` is `Service.add_commands`: the `forge` command calls it to add `release publish`
-`release keys` and `release tauri-key` (keys.py).
+`add_commands` is registered under the entry point group `forge.commands`: the `forge` command
+calls it to add `release publish`, `release keys` and `release tauri-key` (keys.py).
 """
 
 from __future__ import annotations

@@ -1,15 +1,15 @@
 """Warnings of `forge release publish` about the spec's own update check: its suffix table
-(read/update.py) only knows its own suffixes, so an asset named the way electron-builder or Tauri
-name them may reach the wrong architecture there, while the feeds' matcher (feeds/match.py) gets
-it right. Publishing still goes ahead: the names are the publisher's to choose."""
+(forge_common.asset_match `match_asset`) only knows its own suffixes, so an asset named the way
+electron-builder or Tauri name them may reach the wrong architecture there, while the feeds'
+matcher (the same module) gets it right. Publishing still goes ahead: the names are the
+publisher's to choose."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..feeds.match import UNIVERSAL, best, facts
-from ..read.update import match_asset
+from forge_common.asset_match import UNIVERSAL, best, facts, match_asset
 
 # the platforms and architectures the spec's table distinguishes, with the file kinds it serves
 _CHECKS = (

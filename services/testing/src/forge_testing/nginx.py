@@ -17,10 +17,11 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 
-from ..embedded_pg import free_port
+from forge_common.embedded_pg import free_port
+
 from .processes import stop_process
 
-# services/common/src/forge_common/testing/nginx.py -> the repository
+# services/common/src/forge_testing/nginx.py -> the repository
 ROOT = Path(__file__).resolve().parents[5]
 
 

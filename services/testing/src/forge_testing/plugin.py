@@ -22,13 +22,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import pytest
-
-from ..config import Settings
-from ..db import connect
-from ..embedded_pg import EmbeddedPostgres
-from ..migrations import migrate
-from ..service import WorldIds, all_migrations, installed_services
-from ..world import load_world
+from forge_common.config import Settings
+from forge_common.db import connect
+from forge_common.embedded_pg import EmbeddedPostgres
+from forge_common.migrations import migrate
+from forge_common.service import WorldIds, all_migrations, installed_services
+from forge_common.world import load_world
 
 T = TypeVar("T")
 TEMPLATE = "forge_template"

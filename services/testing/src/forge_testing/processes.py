@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import aiohttp
-
-from ..embedded_pg import free_port
+from forge_common.embedded_pg import free_port
 
 
 def forge_env(

@@ -7,8 +7,7 @@ from typing import Any
 
 from aiohttp import web
 from aiohttp.test_utils import TestServer
-
-from ..serving import ForgeRunner
+from forge_common.serving import ForgeRunner
 
 
 class ForgeTestServer(TestServer):

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import semver
+from forge_common.asset_match import DARWIN, LINUX, WINDOWS, facts, of_platform, ranked
 from forge_common.render import rfc3339
 
 from ..models import Asset, Release
-from .match import DARWIN, LINUX, WINDOWS, facts, of_platform, ranked
 
 Link = Callable[[Release, Asset], str]
 

@@ -15,6 +15,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Mapping
 
 from aiohttp import web
+from forge_common.asset_match import canonical_arch
 from forge_common.conditional import etag_of
 from forge_common.render import dumps
 
@@ -31,7 +32,6 @@ from ..read.update_check import kept_response, repo_releases
 from . import electron, squirrel, tauri
 from .channels import fully_rolled_out, newest_first, staged
 from .links import asset_url
-from .match import canonical_arch
 from .signatures import signature_text
 
 TEXT = "text/plain; charset=utf-8"

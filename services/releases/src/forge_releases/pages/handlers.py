@@ -13,6 +13,7 @@ from typing import Any
 
 import aiohttp_jinja2
 from aiohttp import web
+from forge_common.asset_match import match_asset
 from forge_common.auth import is_anonymous
 from forge_common.conditional import etag_of
 from forge_common.keys import SETTINGS
@@ -25,7 +26,7 @@ from ..models import Release, Resolved
 from ..read import render
 from ..read.handlers import find_release, list_page
 from ..read.resolve import resolve
-from ..read.update import STABLE, match_asset
+from ..read.update import STABLE
 from ..read.update_check import repo_releases
 from ..urls import repo_url
 from .cache import PAGE_CACHE, KeptPage, PageKey
