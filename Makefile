@@ -37,8 +37,23 @@ $(INSTALL_STAMP): $(INSTALL_INPUTS)
 		$(PY) -m pip install --quiet --disable-pip-version-check pgserver; fi
 	@touch $@
 
-run: install ## Start everything on http://localhost:8080/ (PORT=N to change; embedded PostgreSQL unless DATABASE_URL is set)
-	$(BIN)/forge dev --world demo/world.json --port $(PORT)
+# `make run` serves from a venv of its own holding what the image holds (the services, the plugin
+# contract and SDK, the example plugin): no test helpers, no tools.
+RUN_VENV := .venv-run
+RUN_PACKAGES := $(SERVICE_PACKAGES) $(PROTO_PACKAGES)
+RUN_STAMP := $(RUN_VENV)/.installed
+
+$(RUN_STAMP): constraints.txt $(wildcard $(addsuffix /pyproject.toml,$(RUN_PACKAGES)))
+	@test -x $(RUN_VENV)/bin/python || $(PYTHON) -m venv $(RUN_VENV)
+	$(RUN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt pip setuptools wheel
+	$(RUN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-build-isolation \
+		-c constraints.txt $(addprefix -e ,$(RUN_PACKAGES))
+	@if ! command -v pg_config >/dev/null && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+		$(RUN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check pgserver; fi
+	@touch $@
+
+run: $(RUN_STAMP) ## Start everything on http://localhost:8080/ (PORT=N to change; embedded PostgreSQL unless DATABASE_URL is set)
+	$(RUN_VENV)/bin/forge dev --world demo/world.json --port $(PORT)
 
 lint: install ## ruff and mypy --strict
 	$(BIN)/ruff check .
@@ -56,5 +71,5 @@ pytest: install ## Run every test (no lint)
 test: install lint $(TEST_PREREQUISITES) ## Lint, check the contract, run every test
 	$(BIN)/pytest -q $(PYTEST_ARGS)
 
-clean: ## Remove .venv and .data (the make-run database)
-	rm -rf $(VENV) .data
+clean: ## Remove .venv, .venv-run and .data (the make-run database)
+	rm -rf $(VENV) $(RUN_VENV) .data
