@@ -41,7 +41,7 @@ bench-upload-s3: install ## Peak RSS of the releases service receiving a 1 GiB u
 	$(PY) bench/releases/upload_rss.py --storage s3 $(BENCH_UPLOAD_ARGS)
 
 # update feeds: each feed's throughput against the update check's (same run)
-bench-feeds: install deploy-tools ## Benchmark the update feeds vs the update check (ratio, target >= 0.8)
+bench-feeds: install deploy-tools ## Benchmark every update feed route vs a bare aiohttp handler, side by side (target >= 0.85)
 	$(PY) bench/releases/feeds.py $(BENCH_FEEDS_ARGS)
 
 # Profiling (bench/RESULTS.md says what each profile showed): py-spy, pinned, into the venv only
