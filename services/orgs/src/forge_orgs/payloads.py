@@ -10,7 +10,7 @@ from typing import Any
 from forge_common.body import INT64_MAX, optional_bool, optional_int, optional_list, optional_str
 from forge_common.errors import Unprocessable
 
-from .db.pins import PinOrder
+from .pins.queries import PinOrder
 
 MAX_GROUP_NAME = 100
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 from aiohttp import web
 
 from . import openapi
-from .handlers import groups, pins, profile
+from .groups import handlers as groups
 from .pages import handlers as pages
+from .pins import handlers as pins
+from .profile import handlers as profile
 
 V1 = "/api/v1"
 # An organization's page is `/{org}`; the names of top-level routes and prefixes are never orgs.

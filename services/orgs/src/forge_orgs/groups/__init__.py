@@ -1,1 +1,1 @@
-"""HTTP handlers: parse the request, call the operation, render the answer."""
+"""Pinned groups: the HTTP handlers, the operations (`grouping.py`) and their SQL (`queries.py`)."""

@@ -7,11 +7,11 @@ from dataclasses import replace
 
 from forge_common.db import Conn
 
-from .db import groups as groups_db
-from .errors import PinGroupNotFound
-from .events import emit_org_event, group_fields
-from .models import Group, Org
-from .payloads import CreateGroup, UpdateGroup
+from ..errors import PinGroupNotFound
+from ..events import emit_org_event, group_fields
+from ..models import Group, Org
+from ..payloads import CreateGroup, UpdateGroup
+from . import queries as groups_db
 
 
 async def create(conn: Conn, org: Org, actor_id: int, option: CreateGroup) -> Group:

@@ -10,15 +10,16 @@ from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL
 from forge_common.render import json_response
 
-from .. import grouping, payloads, render
+from .. import payloads, render
 from ..caching import cached_json
 from ..context import org_for_read, org_for_write
-from ..db import groups as groups_db
-from ..db import pins as pins_db
 from ..errors import PinGroupNotFound
-from ..overview import written
+from ..http import no_content
+from ..overview.prepared import written
+from ..pins import queries as pins_db
 from ..visibility import filter_for_viewer
-from .common import no_content
+from . import grouping
+from . import queries as groups_db
 
 
 async def list_groups(request: web.Request) -> web.Response:

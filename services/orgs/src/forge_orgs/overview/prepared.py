@@ -28,12 +28,12 @@ from forge_common.keys import DB_POOL, NOTIFICATIONS, SETTINGS
 from forge_common.names import is_account_name
 from forge_common.render import dumps
 
-from . import render
-from .context import require_visible
-from .db import overview as overview_db
-from .errors import OrgNotFound
-from .models import OrgView
-from .visibility import Visible, filter_for_viewer
+from .. import render
+from ..context import require_visible
+from ..errors import OrgNotFound
+from ..models import OrgView
+from ..visibility import Visible, filter_for_viewer
+from . import queries as overview_db
 
 CHANNEL = "forge_orgs"
 # (signed in, site admin, role, private repositories granted to the viewer)

@@ -11,7 +11,7 @@ from typing import Any
 from forge_common.db import Conn, Queryable
 
 from ..models import Group, Member, Org, Pin, Stats
-from .pins import pin_from_row
+from ..pins.queries import pin_from_row
 
 OVERVIEW_MEMBERS = 12  # docs/http.md "Limits": public members in the overview
 

@@ -18,8 +18,8 @@ from forge_common.conditional import none_match, not_modified, quoted
 from forge_common.names import is_account_name
 from forge_common.pages import page, page_headers
 
-from ..handlers.common import base_url
-from ..overview import prepared_overview
+from ..http import base_url
+from ..overview.prepared import prepared_overview
 from .avatar import avatar_svg
 
 # An avatar depends on the name alone and never changes: cacheable for a year by anyone.

@@ -1,2 +1,2 @@
-"""The service's SQL, one module per subject (`pins`, `groups`, `members`, `orgs`, `overview`);
-connections and their types are `forge_common.db`'s."""
+"""Pinned repositories: the HTTP handlers, the operations (`pinning.py`) and their SQL
+(`queries.py`)."""

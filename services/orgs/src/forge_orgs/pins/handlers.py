@@ -9,13 +9,14 @@ from forge_common.db import connection
 from forge_common.keys import DB_POOL
 from forge_common.render import json_response
 
-from .. import payloads, pinning, render
+from .. import payloads, render
 from ..caching import cached_json
 from ..context import org_for_read, org_for_write
-from ..db import pins as pins_db
-from ..overview import written
+from ..http import base_url, no_content
+from ..overview.prepared import written
 from ..visibility import filter_for_viewer
-from .common import base_url, no_content
+from . import pinning
+from . import queries as pins_db
 
 
 async def list_pins(request: web.Request) -> web.Response:

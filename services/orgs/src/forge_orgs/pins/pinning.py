@@ -10,12 +10,12 @@ from forge_common.db import Conn
 from forge_common.errors import RepoNotFound, Unprocessable
 from forge_common.names import is_repo_name
 
-from .db import groups as groups_db
-from .db import pins as pins_db
-from .db.pins import PinOrder
-from .events import emit_org_event
-from .models import Org, Pin
-from .payloads import AddPin
+from ..events import emit_org_event
+from ..groups import queries as groups_db
+from ..models import Org, Pin
+from ..payloads import AddPin
+from . import queries as pins_db
+from .queries import PinOrder
 
 ALREADY_PINNED = "Repository is already pinned"
 

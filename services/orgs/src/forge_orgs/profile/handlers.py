@@ -7,12 +7,13 @@ from forge_common.auth import viewer_of
 from forge_common.db import connection
 from forge_common.keys import DB_POOL
 
-from .. import membership, render
+from .. import render
 from ..caching import cached_body, cached_json
 from ..context import org_for_read, require_signed_in
-from ..db import members as members_db
-from ..overview import prepared_overview, written
-from .common import base_url, no_content
+from ..http import base_url, no_content
+from ..overview.prepared import prepared_overview, written
+from . import membership
+from . import queries as members_db
 
 
 async def overview(request: web.Request) -> web.Response:

@@ -8,10 +8,10 @@ from forge_common.db import Conn
 from forge_common.errors import PermissionDenied
 from forge_common.names import is_account_name
 
-from .db import members as members_db
-from .errors import NotAMember, UserNotFound
-from .events import emit_org_event
-from .models import OrgView
+from ..errors import NotAMember, UserNotFound
+from ..events import emit_org_event
+from ..models import OrgView
+from . import queries as members_db
 
 ONLY_YOUR_OWN = "You can only change your own public membership visibility"
 
