@@ -105,30 +105,21 @@ def _channel(request: web.BaseRequest) -> str:
     return request.query.get("channel") or STABLE
 
 
+def _key(template: str, *, channel: bool = False) -> FeedKey:
+    """A route's key: `template` filled from the path's variable parts, then the channel."""
+    if not channel:
+        return lambda match, request: template.format_map(match)
+    return lambda match, request: f"{template.format_map(match)} {_channel(request)}"
+
+
 # What each feed's answer depends on besides the repository. The update.electronjs.org shape is
 # keyed by the path as written: a repeated check is answered before any parsing.
-def mac_key(match: Mapping[str, str], request: web.BaseRequest) -> str:
-    return f"mac {match['arch']} {match['version']}"
-
-
-def electronjs_windows_key(match: Mapping[str, str], request: web.BaseRequest) -> str:
-    return f"win {match['arch']}"
-
-
-def squirrel_key(match: Mapping[str, str], request: web.BaseRequest) -> str:
-    return f"squirrel {match['arch']} {_channel(request)}"
-
-
-def yml_key(match: Mapping[str, str], request: web.BaseRequest) -> str:
-    return f"yml {match['file']}"
-
-
-def tauri_key(match: Mapping[str, str], request: web.BaseRequest) -> str:
-    return f"tauri {match['target']} {match['arch']} {match['current_version']} {_channel(request)}"
-
-
-def tauri_json_key(match: Mapping[str, str], request: web.BaseRequest) -> str:
-    return f"tauri-json {_channel(request)}"
+mac_key = _key("mac {arch} {version}")
+electronjs_windows_key = _key("win {arch}")
+squirrel_key = _key("squirrel {arch}", channel=True)
+yml_key = _key("yml {file}")
+tauri_key = _key("tauri {target} {arch} {current_version}", channel=True)
+tauri_json_key = _key("tauri-json", channel=True)
 
 
 async def squirrel_mac(request: web.Request) -> web.Response:

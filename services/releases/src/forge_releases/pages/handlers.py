@@ -151,10 +151,10 @@ def _page_key(request: web.Request, repo_id: int, target: Target | None) -> Page
 def _kept_download_page(request: web.Request) -> web.Response | None:
     """The hot path, with no await and no query (like the update check's): an anonymous visit
     of a public repository whose candidates and page are both kept. None: take the full path."""
-    if not is_anonymous(request) or names_key(request):
+    if names_key(request):
         return None  # a key is checked on the full path, as the update check does
     match = request.match_info
-    entry = request.app[RELEASE_CACHE].readable_by_anyone(match["owner"], match["repo"])
+    entry = request.app[RELEASE_CACHE].readable_by_anyone(request, match["owner"], match["repo"])
     if entry is None:
         return None
     candidates = request.app[RELEASE_CACHE].get_repo(entry.ref.repo_id)

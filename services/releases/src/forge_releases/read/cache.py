@@ -30,6 +30,7 @@ from typing import Any
 
 from aiohttp import hdrs, web
 from forge_common.access import Access
+from forge_common.auth import is_anonymous
 from forge_common.conditional import none_match
 
 from ..httpcache import MICRO_CACHE_UNTIL, cache_headers, micro_cache_until
@@ -184,10 +185,14 @@ class ReleaseCache:
     def get_repo(self, repo_id: int) -> RepoReleases | None:
         return self._repos.get(repo_id) if self.enabled else None
 
-    def readable_by_anyone(self, owner: str, repo: str) -> RepoEntry | None:
-        """The cached repository `{owner}/{repo}` when an anonymous caller may read it; None:
-        resolve it the full way (read/resolve.py). No await: the answers given before routing
-        start here, after `forge_common.auth.is_anonymous`."""
+    def readable_by_anyone(
+        self, request: web.BaseRequest, owner: str, repo: str
+    ) -> RepoEntry | None:
+        """The cached repository `{owner}/{repo}` when `request` is anonymous
+        (`forge_common.auth.is_anonymous`) and an anonymous caller may read it; None: resolve it
+        the full way (read/resolve.py). No await: the answers given before routing start here."""
+        if not is_anonymous(request):
+            return None
         entry = self.get_name((owner, repo))
         if not isinstance(entry, RepoEntry) or entry.for_anonymous is None:
             return None

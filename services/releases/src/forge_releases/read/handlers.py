@@ -183,10 +183,8 @@ def fast_list(
     answers an anonymous caller of a repository they may read, without the router and
     middleware chain. A query naming an update key is never kept (its resolution is not public),
     so it is never found here either."""
-    if not is_anonymous(request):
-        return None
     cache = app[RELEASE_CACHE]
-    entry = cache.readable_by_anyone(match["owner"], match["repo"])
+    entry = cache.readable_by_anyone(request, match["owner"], match["repo"])
     if entry is None:
         return None
     kept = cache.get_list(entry.ref.repo_id, f"v2?{request.rel_url.raw_query_string}")

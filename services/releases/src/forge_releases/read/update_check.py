@@ -17,7 +17,6 @@ from functools import partial
 from typing import Any
 
 from aiohttp import web
-from forge_common.auth import is_anonymous
 from forge_common.conditional import etag_of
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.render import dumps, rfc3339
@@ -48,10 +47,8 @@ def kept_response(
     """The answer kept under `key` for the repository of `match` (`owner`, `repo`), for an
     anonymous caller of a repository anyone may read, with no await; None: take the full path.
     What the update check and the feeds (feeds/handlers.py) give before routing."""
-    if not is_anonymous(request):
-        return None
     cache = app[RELEASE_CACHE]
-    entry = cache.readable_by_anyone(match["owner"], match["repo"])
+    entry = cache.readable_by_anyone(request, match["owner"], match["repo"])
     if entry is None:
         return None
     releases = cache.get_repo(entry.ref.repo_id)
