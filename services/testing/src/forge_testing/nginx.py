@@ -21,8 +21,8 @@ from forge_common.embedded_pg import free_port
 
 from .processes import stop_process
 
-# services/common/src/forge_testing/nginx.py -> the repository
-ROOT = Path(__file__).resolve().parents[5]
+# services/testing/src/forge_testing/nginx.py -> the repository
+ROOT = Path(__file__).resolve().parents[4]
 
 
 def find_nginx() -> str | None:
