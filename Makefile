@@ -8,15 +8,19 @@ PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 PORT ?= 8080
 SERVICE_PACKAGES := services/common services/releases services/orgs services/plugin-gateway
+# the publishing client (`forge release ...`): installed by `make run`, never in the server's image
+CLIENT_PACKAGES := services/publisher
+# development only, never in the image nor in `make run`'s install: the test helpers
+DEV_PACKAGES := services/testing
 PROTO_PACKAGES :=
 
 # Fragments owned by parts of the system (proto generation, benchmarks, end-to-end tools).
 -include mk/*.mk
 
-EDITABLES := $(SERVICE_PACKAGES) $(PROTO_PACKAGES)
+EDITABLES := $(SERVICE_PACKAGES) $(CLIENT_PACKAGES) $(PROTO_PACKAGES)
 # Two stamps: what running needs (make run: our packages and their dependencies), then the tools
-# lint and the tests add (make install, make test). A fresh clone's `make run` installs only the
-# first (docs/architecture.md "make run and make test").
+# and test helpers lint and the tests add (make install, make test). A fresh clone's `make run`
+# installs only the first (docs/architecture.md "make run and make test").
 RUN_STAMP := $(VENV)/.installed-run
 INSTALL_STAMP := $(VENV)/.installed
 RUN_INPUTS := constraints.txt $(wildcard $(addsuffix /pyproject.toml,$(EDITABLES)))
@@ -41,8 +45,9 @@ $(RUN_STAMP): $(RUN_INPUTS)
 		$(PY) -m pip install --quiet --disable-pip-version-check pgserver; fi
 	@touch $@
 
-$(INSTALL_STAMP): $(RUN_STAMP) requirements-dev.txt
-	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -r requirements-dev.txt
+$(INSTALL_STAMP): $(RUN_STAMP) requirements-dev.txt $(wildcard $(addsuffix /pyproject.toml,$(DEV_PACKAGES)))
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-build-isolation \
+		-c constraints.txt -r requirements-dev.txt $(addprefix -e ,$(DEV_PACKAGES))
 	@touch $@
 
 run: $(RUN_STAMP) ## Start everything on http://localhost:8080/ (make run PORT=N for another port; embedded PostgreSQL unless DATABASE_URL is set)
@@ -55,7 +60,8 @@ shell: $(RUN_STAMP) ## A shell with .venv activated (`forge` on the PATH)
 lint: install ## ruff and mypy --strict
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy services/common/src services/releases/src services/orgs/src services/plugin-gateway/src
+	$(BIN)/mypy services/common/src services/releases/src services/orgs/src services/plugin-gateway/src \
+		services/testing/src services/publisher/src
 
 fmt: install ## Format the code
 	$(BIN)/ruff format .

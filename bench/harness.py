@@ -32,7 +32,7 @@ from forge_common.db import connect
 from forge_common.embedded_pg import EmbeddedPostgres
 from forge_common.migrations import migrate
 from forge_common.service import all_migrations, installed_services
-from forge_common.testing.processes import (
+from forge_testing.processes import (
     NotReady,
     cpu_seconds,
     start_forge_service,
@@ -252,14 +252,15 @@ PINNED = Pinning()
 
 
 def side_by_side(
-    targets: Sequence[tuple[str, int]], duration: str, connections: int = 32
+    targets: Sequence[tuple[str, int]], duration: str, connections: int = 32, pin: bool = True
 ) -> list[WrkRun]:
     """One wrk run per (url, server pid) of `targets`, all at once: the servers share one CPU and
     the wrk processes the other (when `can_pin`). While both servers are busy the scheduler gives
     them equal CPU time, so their throughput ratio is the ratio of their work per request, and a
     change in the machine's speed (this VM's rounds of the same code swing by 0.7-1.3 run after
-    run) slows both alike instead of whichever side ran at the time."""
-    restore = _pin([pid for _, pid in targets]) if can_pin() else {}
+    run) slows both alike instead of whichever side ran at the time. `pin=False`: wherever the
+    scheduler puts them (smoke runs: their figures are not read, and CPU 0 may be crowded)."""
+    restore = _pin([pid for _, pid in targets]) if pin and can_pin() else {}
     prefix = PINNED.wrk_prefix if restore else ()
     try:
         with ThreadPoolExecutor(len(targets)) as pool:

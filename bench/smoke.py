@@ -34,8 +34,8 @@ BENCHMARKS = (
     "bench/compat/bench.py",
     "bench/events/bench.py",
     "bench/events/grpc_ceiling.py",
-    "tests-e2e/bench_proxy.py",
-    "tests-e2e/bench_micro_cache.py",
+    "bench/proxy/bench.py",
+    "bench/proxy/micro_cache.py",
 )
 NOT_BENCHMARKS = ("bench/releases/baseline.py", "bench/smoke.py")  # scripts that measure nothing
 SMOKE_SECONDS = 120  # a smoke run takes seconds; this only bounds a hung one
@@ -43,7 +43,7 @@ SMOKE_SECONDS = 120  # a smoke run takes seconds; this only bounds a hung one
 
 def unlisted() -> list[str]:
     """Scripts that look like benchmarks (a `__main__` block) and are missing from BENCHMARKS."""
-    candidates = [*ROOT.glob("bench/**/*.py"), *ROOT.glob("tests-e2e/bench*.py")]
+    candidates = list(ROOT.glob("bench/**/*.py"))
     scripts = {
         str(path.relative_to(ROOT))
         for path in candidates

@@ -1,4 +1,4 @@
-# Benchmarks (bench/, tests-e2e/bench_proxy.py): wrk on 127.0.0.1 only, every run bounded; each
+# Benchmarks (bench/): wrk on 127.0.0.1 only, every run bounded; each
 # figure is a ratio or a percentile measured against a baseline in the same run. bench/RESULTS.md
 # records full runs. Included by the root Makefile; bench-proxy is in mk/deploy.mk.
 
@@ -46,7 +46,7 @@ bench-upload-s3: install ## Peak RSS of the releases service receiving a 1 GiB u
 	$(PY) bench/releases/upload_rss.py --storage s3 $(BENCH_UPLOAD_ARGS)
 
 # update feeds: each feed's throughput against the update check's (same run)
-bench-feeds: install deploy-tools ## Benchmark the update feeds vs the update check (ratio, target >= 0.8)
+bench-feeds: install deploy-tools ## Benchmark every update feed route vs a bare aiohttp handler, side by side (target >= 0.85)
 	$(PY) bench/releases/feeds.py $(BENCH_FEEDS_ARGS)
 
 # Profiling (bench/RESULTS.md says what each profile showed): py-spy, pinned, into the venv only
@@ -60,7 +60,7 @@ $(VENV)/.py-spy: constraints.txt
 
 .PHONY: bench-micro-cache
 bench-micro-cache: install deploy-tools ## nginx micro-cache vs nginx serving the same bytes statically (>= 0.7)
-	$(PY) tests-e2e/bench_micro_cache.py $(BENCH_MICRO_CACHE_ARGS)
+	$(PY) bench/proxy/micro_cache.py $(BENCH_MICRO_CACHE_ARGS)
 
 .PHONY: bench-insights
 

@@ -77,4 +77,4 @@ up: ## docker compose up --build (no environment needed): nginx, three services,
 	fi
 
 bench-proxy: install deploy-tools ## wrk: the releases service directly vs through nginx, same run
-	$(PY) tests-e2e/bench_proxy.py $(BENCH_PROXY_ARGS)
+	$(PY) bench/proxy/bench.py $(BENCH_PROXY_ARGS)

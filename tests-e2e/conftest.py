@@ -1,7 +1,7 @@
 """End-to-end fixtures: real processes on 127.0.0.1 behind real nginx.
 
 One stack per test module (starting it is the slow part): a database cloned from the session's
-migrated template (forge_common.testing), a world loaded with `forge load`, the example plugin
+migrated template (forge_testing), a world loaded with `forge load`, the example plugin
 event-recorder, `forge serve --service releases|orgs|gateway` as three processes, and nginx run as a
 plain process from deploy/nginx (the same template compose and Kubernetes use). Every process is
 stopped in the fixture's finalizer, whatever happened.
@@ -28,11 +28,11 @@ from forge_common.db import connect
 from forge_common.embedded_pg import EmbeddedPostgres, free_port
 from forge_common.migrations import migrate
 from forge_common.service import all_migrations, installed_services
-from forge_common.testing.loopback import Response, answers, request
-from forge_common.testing.nginx import find_nginx, load_renderer
-from forge_common.testing.plugin import TEMPLATE, run_sync, with_database
-from forge_common.testing.processes import forge_env, load_world
-from forge_common.testing.waiting import until
+from forge_testing.loopback import Response, answers, request
+from forge_testing.nginx import find_nginx, load_renderer
+from forge_testing.plugin import TEMPLATE, run_sync, with_database
+from forge_testing.processes import forge_env, load_world
+from forge_testing.waiting import until
 
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT = 20.0  # seconds for one process to become ready

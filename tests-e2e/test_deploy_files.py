@@ -15,9 +15,9 @@ import asyncpg
 import pytest
 import yaml
 from forge_common.embedded_pg import free_port
-from forge_common.testing.plugin import run_sync
-from forge_common.testing.processes import NotReady, stop_process, wait_until_ready
 from forge_gateway.plugins.config import load_plugins_file
+from forge_testing.plugin import run_sync
+from forge_testing.processes import NotReady, stop_process, wait_until_ready
 
 pytestmark = pytest.mark.e2e
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from forge_common.testing.processes import forge_load, start_forge_service, wait_until_ready
+from forge_testing.processes import forge_load, start_forge_service, wait_until_ready
 from prometheus_client.parser import text_string_to_metric_families
 
 pytestmark = pytest.mark.e2e

@@ -31,9 +31,9 @@ from typing import Any
 import asyncpg
 import pytest
 from forge_common.embedded_pg import free_port
-from forge_common.testing.loopback import answers, request
-from forge_common.testing.processes import forge_env, load_world
-from forge_common.testing.waiting import until
+from forge_testing.loopback import answers, request
+from forge_testing.processes import forge_env, load_world
+from forge_testing.waiting import until
 
 pytestmark = pytest.mark.e2e
 

@@ -1,4 +1,4 @@
-"""Hostile and careless input against the real processes (issue 15's table, one test per row).
+"""Hostile and careless input against the real processes (one test per kind of input).
 
 The three `forge serve --service` processes behind nginx (tests-e2e/conftest.py), with a short
 body-read deadline; a `forge serve --all` of its own for the secret rows. Requests go through
@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from forge_common.embedded_pg import free_port
 from forge_common.relay import sign
-from forge_common.testing.loopback import raw, read_reply
-from forge_common.testing.processes import wait_until_ready
+from forge_testing.loopback import raw, read_reply
+from forge_testing.processes import wait_until_ready
 
 if TYPE_CHECKING:
     from conftest import Stack
@@ -43,7 +43,7 @@ BODY_DEADLINE = 3.0  # BODY_READ_TIMEOUT of this module's services, seconds
 CONTENT = "0123456789"
 DOWNLOAD = "/acme/app/releases/download/v1.0.0/App.exe"
 RELEASES = "/api/v2/repos/acme/app/releases"
-# The value every process used when EVENTS_SECRET was unset, before DESIGN §5 "No default secrets"
+# The value every process used when EVENTS_SECRET was unset, before docs/decisions.md "Secrets"
 OLD_DEV_SECRET = "forge-development-events-secret"
 
 WORLD = {

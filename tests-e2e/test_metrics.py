@@ -16,9 +16,9 @@ from urllib.parse import urlsplit
 
 import pytest
 from forge_common.embedded_pg import free_port
-from forge_common.testing.loopback import request
-from forge_common.testing.processes import load_world, start_forge_service, wait_until_ready
-from forge_common.testing.waiting import until
+from forge_testing.loopback import request
+from forge_testing.processes import load_world, start_forge_service, wait_until_ready
+from forge_testing.waiting import until
 from prometheus_client.parser import text_string_to_metric_families
 
 pytestmark = pytest.mark.e2e

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from forge_common.embedded_pg import EmbeddedPostgres, find_bindir
-from forge_common.testing.loopback import request
+from forge_testing.loopback import request
 
 if TYPE_CHECKING:
     from conftest import Stack

@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 
 import asyncpg
 import pytest
-from forge_common.testing.processes import forge_load, start_forge_service, wait_until_ready
-from forge_common.testing.waiting import until
+from forge_testing.processes import forge_load, start_forge_service, wait_until_ready
+from forge_testing.waiting import until
 
 pytestmark = pytest.mark.e2e
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from forge_common.testing.waiting import until
+from forge_testing.waiting import until
 
 if TYPE_CHECKING:
     from conftest import Stack  # tests-e2e/conftest.py: the `stack` fixture's type

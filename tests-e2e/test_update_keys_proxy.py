@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
-from forge_common.testing.loopback import raw
-from forge_common.testing.waiting import until
+from forge_testing.loopback import raw
+from forge_testing.waiting import until
 
 if TYPE_CHECKING:
     from conftest import Stack  # tests-e2e/conftest.py: the `stack` fixture's type

@@ -56,7 +56,7 @@ import uvloop
 from forge_common.embedded_pg import EmbeddedPostgres, free_port
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
-from forge_common.testing.processes import cpu_seconds
+from forge_testing.processes import cpu_seconds
 from harness import Report, add_bench_app, fail, migrate_database, parse_args, service, workspace
 from observe import CEILING, Prober, grpc_ceiling, repeated_attempts, server_errors, top_statements
 from plugin.v1 import plugin_pb2

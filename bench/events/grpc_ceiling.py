@@ -25,8 +25,8 @@ from typing import Any
 import grpc
 import uvloop
 from forge_common.embedded_pg import free_port
-from forge_common.testing.processes import cpu_seconds
 from forge_gateway.events.models import to_plugin_event
+from forge_testing.processes import cpu_seconds
 from plugin.v1 import plugin_pb2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness

@@ -1,7 +1,7 @@
 """The baseline of the benchmark: a minimal aiohttp app (uvloop, like `forge serve`) that answers
-every GET with the bytes of one file, as application/json.
+every GET with the bytes of one file, as application/json (or CONTENT_TYPE).
 
-    python baseline.py BODY_FILE PORT
+    python baseline.py BODY_FILE PORT [CONTENT_TYPE]
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from aiohttp import web
 def main() -> None:
     body = Path(sys.argv[1]).read_bytes()
     port = int(sys.argv[2])
+    headers = {"Content-Type": sys.argv[3] if len(sys.argv) > 3 else "application/json"}
 
     async def handler(request: web.Request) -> web.Response:
-        return web.Response(body=body, content_type="application/json")
+        return web.Response(body=body, headers=headers)
 
     app = web.Application()
     app.router.add_get("/{tail:.*}", handler)

@@ -38,7 +38,7 @@ from statistics import median
 from typing import Any
 
 from forge_common.embedded_pg import free_port
-from forge_common.testing.processes import wait_until_ready
+from forge_testing.processes import wait_until_ready
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
 from harness import (

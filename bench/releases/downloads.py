@@ -1,4 +1,4 @@
-"""Download throughput (issue 10): a 10 MiB asset through nginx with X-Accel-Redirect, and sent by
+"""Download throughput: a 10 MiB asset through nginx with X-Accel-Redirect, and sent by
 the service directly (the kernel's sendfile, downloads/zerocopy.py), each as a ratio of nginx
 serving the same file statically, in the same run, rounds alternating (targets: both >= 0.8).
 
@@ -26,8 +26,8 @@ from pathlib import Path
 from forge_common.config import Settings
 from forge_common.embedded_pg import free_port
 from forge_common.service import installed_services
-from forge_common.testing.nginx import NginxFailed, running_nginx
 from forge_common.world import load_world
+from forge_testing.nginx import NginxFailed, running_nginx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
 from harness import Report, fail, migrated, parse_args, require_tool, service, workspace, wrk

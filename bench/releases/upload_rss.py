@@ -29,8 +29,8 @@ from pathlib import Path
 import aiohttp
 from forge_common.config import Settings
 from forge_common.service import installed_services
-from forge_common.testing.s3 import running_s3
 from forge_common.world import load_world
+from forge_testing.s3 import running_s3
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
 from harness import Report, fail, migrated, parse_args, service, workspace

@@ -29,8 +29,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
-from forge_common.testing.nginx import find_nginx
-from forge_common.testing.waiting import until
+from forge_testing.nginx import find_nginx
+from forge_testing.waiting import until
 
 START_TIMEOUT = 15.0
 HOST = "127.0.0.1"  # inside the namespace

@@ -35,7 +35,7 @@ from forge_common.db import connect
 from forge_common.embedded_pg import EmbeddedPostgres, free_port
 from forge_common.migrations import migrate
 from forge_common.service import all_migrations, installed_services
-from forge_common.testing.processes import wait_until_ready
+from forge_testing.processes import wait_until_ready
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

@@ -58,7 +58,8 @@ def test_versioning_rule_1_orgs_under_v1_releases_under_v2() -> None:
     releases = {p for p in paths_of("releases") if "/releases/download/" not in p}
     releases -= {p for p in releases if "/releases/latest/download/" in p}
     # like the download URLs, the update.electronjs.org URL shape is fixed by the clients
-    # (update-electron-app builds `{host}/{owner}/{repo}/{platform}-{arch}/{version}`): issue 12
+    # (update-electron-app builds `{host}/{owner}/{repo}/{platform}-{arch}/{version}`;
+    # docs/releases.md)
     releases -= {
         p for p in releases if p.startswith(("/{owner}/{repo}/darwin-", "/{owner}/{repo}/win32-"))
     }

@@ -19,7 +19,7 @@ from forge_common.config import Settings
 from forge_common.embedded_pg import free_port
 from forge_common.keys import NOTIFICATIONS
 from forge_common.notifications import APPLICATION_NAME, NotificationOptions, Notifications
-from forge_common.testing.waiting import eventually
+from forge_testing.waiting import eventually
 
 FAST = NotificationOptions(
     probe_interval=0.2,

@@ -21,7 +21,7 @@ from forge_common.migrations import discover, migrate
 from forge_common.outage import DependencyDown, dependency, is_database_down
 from forge_common.render import json_response
 from forge_common.service import Service
-from forge_common.testing.waiting import eventually
+from forge_testing.waiting import eventually
 
 pytestmark = pytest.mark.skipif(find_bindir() is None, reason="no PostgreSQL binaries here")
 

@@ -13,8 +13,8 @@ from forge_common.conditional import none_match, not_modified, quoted
 from forge_common.db import create_pool, transaction
 from forge_common.ids import positive_int64
 from forge_common.names import is_account_name, is_repo_name
-from forge_common.testing.plugin import WorldDatabases, run_sync
-from forge_common.testing.waiting import eventually
+from forge_testing.plugin import WorldDatabases, run_sync
+from forge_testing.waiting import eventually
 
 ETAG = quoted("abc123")
 

@@ -1,4 +1,4 @@
-"""No fixed secret anywhere (DESIGN §5 "No default secrets", docs/cli-and-world.md)."""
+"""No fixed secret anywhere (docs/decisions.md "Secrets", docs/cli-and-world.md)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from forge_common.app import create_app
 from forge_common.render import json_response
 from forge_common.service import Service
 from forge_common.serving import refused_path
-from forge_common.testing.server import ForgeTestServer
+from forge_testing.server import ForgeTestServer
 
 SECRET_TOKEN = "s3cr3t-token-value"
 

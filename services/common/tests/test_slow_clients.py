@@ -16,7 +16,7 @@ from aiohttp.test_utils import TestServer
 from forge_common.app import create_app
 from forge_common.render import json_response
 from forge_common.service import Service
-from forge_common.testing.server import ForgeTestServer
+from forge_testing.server import ForgeTestServer
 
 HEAD_TIMEOUT = 0.5
 IDLE_TIMEOUT = 1.0

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 from forge_common.service import WorldIds
-from forge_common.testing.plugin import SharedWorld, WorldDatabases
 from forge_orgs.app import create_app
+from forge_testing.plugin import SharedWorld, WorldDatabases
 
 from .openapi_check import Api
 

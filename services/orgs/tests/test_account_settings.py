@@ -7,8 +7,8 @@ import re
 from typing import Any
 
 import pytest
-from forge_common.testing.browser import Browser
 from forge_orgs.app import create_app
+from forge_testing.browser import Browser
 
 ORIGIN = "http://forge.test"
 

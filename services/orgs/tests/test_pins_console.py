@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from forge_common.sessions import start_session
-from forge_common.testing.browser import Browser, csrf_of
+from forge_testing.browser import Browser, csrf_of
 from yarl import URL
 
 from .conftest import LOGINS, TOKENS

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 from forge_common import passwords, sign_in_throttle
-from forge_common.testing.browser import Browser, csrf_of
 from forge_orgs.app import create_app
+from forge_testing.browser import Browser, csrf_of
 
 ORIGIN = "http://forge.test"
 PASSWORDS = {"olive": "olive-password", "mia": "mia-password-1"}

@@ -10,8 +10,8 @@ from typing import Any
 
 from forge_common.keys import SETTINGS
 from forge_common.relay import sign
-from forge_common.testing.waiting import eventually
 from forge_gateway.options import BreakerOptions
+from forge_testing.waiting import eventually
 
 ROOT = {"Authorization": "token root-token"}
 WORLD = {"users": [{"name": "root", "admin": True, "tokens": ["root-token"]}]}

@@ -12,7 +12,7 @@ from typing import Any
 from aiohttp.test_utils import TestClient, TestServer
 from forge_common.keys import SETTINGS
 from forge_gateway.app import create_app
-from forge_gateway.events import delivery, store
+from forge_gateway.events import delivery, queries
 from forge_gateway.keys import DELIVERY_WORKER
 
 from .events_support import (
@@ -56,15 +56,15 @@ async def test_a_crashed_workers_lease_expires_and_another_worker_delivers(
     event = envelope()
     await post_events(client, [event])
     pool = worker.pool
-    [claimed] = await store.claim(pool, "lease", 10, "crashed-worker", lease_seconds=0.3)
+    [claimed] = await queries.claim(pool, "lease", 10, "crashed-worker", lease_seconds=0.3)
     assert claimed.attempt == 1
     # While the lease lasts, no other worker can claim it.
-    assert await store.claim(pool, "lease", 10, "other", lease_seconds=5) == []
+    assert await queries.claim(pool, "lease", 10, "other", lease_seconds=5) == []
     await worker.start(pool)
     await until_deliveries(db, [("lease", "delivered", 2)])
     assert fake.metadata["OnEvent"][-1]["x-attempt"] == "2"
     # The crashed worker's late outcome is ignored: the delivery is not its own any more.
-    assert not await store.finish(pool, claimed, "crashed-worker", outcome="dead")
+    assert not await queries.finish(pool, claimed, "crashed-worker", outcome="dead")
     assert await statuses(db) == [("lease", "delivered", 2)]
     # Its attempt, whose outcome nobody knows, is recorded all the same (by the next claimer).
     attempts = await db.fetch(
@@ -85,20 +85,20 @@ async def test_the_heartbeat_renews_only_leases_near_their_end(
     await worker.stop()
     await post_events(client, [envelope(), envelope()])
     pool = worker.pool
-    old, new = await store.claim(pool, "beat", 10, "w", lease_seconds=10)
+    old, new = await queries.claim(pool, "beat", 10, "w", lease_seconds=10)
     await db.execute("UPDATE gateway.deliveries SET lease_until = now() + interval '1 second'")
     await db.execute(
         "UPDATE gateway.deliveries SET lease_until = now() + interval '9 seconds' WHERE id = $1",
         new.id,
     )
-    assert await store.renew(pool, "w", [old.id, new.id], 10, ending_within=8) == 1
+    assert await queries.renew(pool, "w", [old.id, new.id], 10, ending_within=8) == 1
     rows = await db.fetch(
         "SELECT id, lease_until - now() AS left FROM gateway.deliveries ORDER BY id"
     )
     left = {r["id"]: r["left"].total_seconds() for r in rows}
     assert 9 < left[old.id] <= 10  # renewed for a whole lease
     assert 8 < left[new.id] <= 9  # untouched
-    assert await store.claim(pool, "beat", 10, "other", lease_seconds=5) == []
+    assert await queries.claim(pool, "beat", 10, "other", lease_seconds=5) == []
 
 
 async def test_a_call_longer_than_the_lease_keeps_it_through_heartbeats(
@@ -116,7 +116,7 @@ async def test_a_call_longer_than_the_lease_keeps_it_through_heartbeats(
     await helpers.eventually(lambda: fake.calls["OnEvent"] == 1, what="the call")
     await asyncio.sleep(0.6)  # twice the lease
     pool = client.app[DELIVERY_WORKER].pool
-    assert await store.claim(pool, "long", 10, "other", lease_seconds=5) == []
+    assert await queries.claim(pool, "long", 10, "other", lease_seconds=5) == []
     await until_deliveries(db, [("long", "delivered", 1)])
     assert fake.calls["OnEvent"] == 1
 
@@ -161,6 +161,6 @@ async def test_finished_events_are_pruned_after_retention_but_dead_and_pending_s
     fresh_event = envelope()
     await post_events(client, [fresh_event])
     pool = client.app[DELIVERY_WORKER].pool
-    assert await store.prune(pool, older_than_days=7) == 1
+    assert await queries.prune(pool, older_than_days=7) == 1
     kept = {r["id"] for r in await db.fetch("SELECT id::text FROM gateway.events")}
     assert kept == {dead["id"], pending["id"], fresh_event["id"]}

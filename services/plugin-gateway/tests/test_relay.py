@@ -21,8 +21,8 @@ from forge_common.keys import NOTIFICATIONS
 from forge_common.notifications import APPLICATION_NAME
 from forge_common.outbox import NOTIFY_CHANNEL, Event, emit
 from forge_common.relay import OutboxRelay, RelayOptions, sign, signature_problem
-from forge_common.testing.waiting import eventually
 from forge_gateway.app import create_app
+from forge_testing.waiting import eventually
 
 FAST_RELAY = RelayOptions(
     poll_interval=0.05, backoff_initial=0.05, backoff_max=0.2, request_timeout=2.0

@@ -14,7 +14,7 @@ from typing import Any
 
 from forge_common.config import Settings
 from forge_common.outbox import Event, emit
-from forge_common.testing.processes import wait_until_ready
+from forge_testing.processes import wait_until_ready
 
 
 async def test_serve_all_relays_events_to_its_own_gateway(

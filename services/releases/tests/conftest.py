@@ -12,10 +12,10 @@ from aiohttp.test_utils import TestClient
 from forge_common.config import Settings
 from forge_common.keys import NOTIFICATIONS
 from forge_common.notifications import NotificationOptions
-from forge_common.testing.s3 import S3Server, running_s3
-from forge_common.testing.server import ForgeTestServer
 from forge_releases.app import create_app
 from forge_releases.options import Options
+from forge_testing.s3 import S3Server, running_s3
+from forge_testing.server import ForgeTestServer
 
 from .support import FAST, access_world
 

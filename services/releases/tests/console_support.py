@@ -7,7 +7,7 @@ from typing import Any
 
 from forge_common.config import Settings
 from forge_common.sessions import start_session
-from forge_common.testing.browser import Browser
+from forge_testing.browser import Browser
 from yarl import URL
 
 

@@ -1,4 +1,4 @@
-"""The download matrix (issue 10): every download test runs against each storage backend and
+"""The download matrix: every download test runs against each storage backend and
 serving mode, with real parts: a folder sent by aiohttp's sendfile, a folder sent by real nginx
 (X-Accel-Redirect, the deploy template), S3 (moto server) behind a 302 to a presigned URL, and S3
 streamed through the service.
@@ -19,8 +19,8 @@ from typing import Any
 import aiohttp
 import pytest
 from forge_common.config import Settings
-from forge_common.testing.nginx import find_nginx, running_nginx
-from forge_common.testing.s3 import S3Server
+from forge_testing.nginx import find_nginx, running_nginx
+from forge_testing.s3 import S3Server
 
 ROOT = Path(__file__).resolve().parents[3]
 MODES = ["folder-direct", "folder-nginx", "s3-redirect", "s3-stream"]

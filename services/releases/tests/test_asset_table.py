@@ -7,8 +7,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from forge_common.asset_match import ASSET_PATTERNS, match_asset
 from forge_releases.models import Asset
-from forge_releases.read.update import ASSET_PATTERNS, match_asset
 
 ARM64 = {
     "darwin": [

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 from forge_common.keys import DB_POOL, NOTIFICATIONS
-from forge_common.testing.waiting import eventually
 from forge_releases.keys import RELEASE_CACHE
 from forge_releases.read.cache import CHANNEL, ReleaseCache
+from forge_testing.waiting import eventually
 
 from .support import FAST, auth, one_repo, rel
 
@@ -291,8 +291,7 @@ async def test_deaf_listen_connection_is_detected_and_replaced(
 
 
 def test_cache_memory_is_bounded() -> None:
-    from forge_releases.read.cache import CacheLimits, RepoReleases
-    from forge_releases.read.update_answer import NO_UPDATE
+    from forge_releases.read.cache import NO_UPDATE, CacheLimits, RepoReleases
 
     cache = ReleaseCache(CacheLimits(names=3, repos=2, answers_per_repo=4, answers=6))
     cache.reset(enabled=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from forge_releases.cli.progress import Progress, human_size
+from forge_publisher.progress import Progress, human_size
 
 
 class Terminal(io.StringIO):

@@ -1,4 +1,4 @@
-"""Issue 13: the Gitea (`/api/v1`) and GitHub (`/api/v3`) shapes of the release API: the same
+"""The Gitea (`/api/v1`) and GitHub (`/api/v3`) shapes of the release API: the same
 releases under the same access rules, with each platform's paths, names, paging and uploads."""
 
 from __future__ import annotations

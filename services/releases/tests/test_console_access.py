@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from forge_common.testing.browser import csrf_of
+from forge_testing.browser import csrf_of
 
 from .console_support import signed_in
 from .publish_support import outbox, publish_world

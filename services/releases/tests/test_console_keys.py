@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 import pytest
-from forge_common.testing.browser import csrf_of
+from forge_testing.browser import csrf_of
 
 from .console_support import field_error, signed_in
 from .minisign_support import Signer

@@ -9,7 +9,7 @@ from typing import Any
 
 import aiohttp
 import pytest
-from forge_common.testing.browser import csrf_of
+from forge_testing.browser import csrf_of
 
 from .console_support import field_error, signed_in
 from .publish_support import publish_world, stored_files

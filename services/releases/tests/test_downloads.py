@@ -20,9 +20,9 @@ import aiohttp
 import pytest
 from forge_common.config import Settings
 from forge_common.keys import DB_POOL
-from forge_common.testing.plugin import settings_for
 from forge_releases.keys import DOWNLOAD_COUNTER
 from forge_releases.storage import deterministic_bytes
+from forge_testing.plugin import settings_for
 
 from .storage_modes import MODES, ProxiedClient, running_proxy, settings_for_mode
 from .support import auth, error_of, one_repo, rel

@@ -110,3 +110,52 @@ async def test_kept_list_page_is_the_routed_page(make_client: Any, load: Any) ->
     signed_in = await client.get(page, headers=auth("owner"))
     assert offered[-1] is False  # declined: a token takes the ordinary way
     assert (signed_in.status, await signed_in.read()) == (200, await fast.read())
+
+
+FEED_ASSETS = [
+    "App-1.1.0-arm64-mac.zip",
+    "App-x64-1.1.0-full.nupkg",
+    "App_aarch64.app.tar.gz",
+    "App_aarch64.app.tar.gz.sig",
+]
+FEEDS = "/api/v2/repos/owner/app/releases/feeds"
+# every feed route (routes.py FEEDS), each with a request the fast path can answer once kept
+FEED_PATHS = [
+    "/owner/app/darwin-arm64/1.0.0",
+    "/owner/app/win32-x64/1.0.0/RELEASES",
+    f"{FEEDS}/squirrel/x64/RELEASES?channel=stable",
+    f"{FEEDS}/electron/latest-mac.yml",
+    f"{FEEDS}/tauri/darwin/aarch64/1.0.0",
+    f"{FEEDS}/tauri/latest.json",
+]
+
+
+async def test_every_feed_takes_the_update_checks_lane(make_client: Any, load: Any) -> None:
+    """docs/decisions.md "The update feeds": a feed's kept answer is given before routing, the
+    same status, body and headers as routed, with the request contract's id and headers."""
+    release = rel("v1.1.0", 1)
+    release["assets"] = [{"name": name, "content": f"{name} bytes"} for name in FEED_ASSETS]
+    await load(one_repo([release]))
+    client = await make_client(wait_cache=True)
+    offered: list[bool] = []
+    for path in client.app[FAST_PATHS]:
+        path.answer = spy(path.answer, offered)
+    for feed in FEED_PATHS:
+        routed = await client.get(feed)  # computes and keeps the answer
+        assert routed.status == 200, feed
+        assert offered[-1] is False, feed
+        fast = await client.get(feed, headers={"X-Request-Id": "feed-id"})
+        assert offered[-1] is True, feed
+        assert (fast.status, await fast.read()) == (routed.status, await routed.read()), feed
+        assert varying(fast.headers) == varying(routed.headers), feed
+        assert fast.headers["X-Request-Id"] == "feed-id"
+        assert fast.headers["X-Content-Type-Options"] == "nosniff"
+        # an update key, a token: the ordinary way (the key is checked, the token authenticated)
+        assert (await client.get(f"{feed}{'&' if '?' in feed else '?'}key=junk")).status == 404
+        assert offered[-1] is False, feed
+        owner = await client.get(feed, headers=auth("owner"))
+        assert offered[-1] is False, feed
+        assert (owner.status, await owner.read()) == (200, await routed.read()), feed
+    metrics = await (await client.get("/metrics")).text()
+    mac = 'route="/{owner}/{repo}/darwin-{arch}/{version}"'
+    assert f'forge_http_requests_total{{method="GET",{mac},status="200"}} 3.0' in metrics

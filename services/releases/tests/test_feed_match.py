@@ -1,13 +1,14 @@
-"""The feeds' asset matcher (feeds/match.py) on the default names each packager produces, and the
-warning of `forge release publish` when the spec's suffix table would pick another architecture."""
+"""The feeds' asset matcher (forge_common/asset_match.py) on the default names each packager
+produces, and the warning of `forge release publish` when the spec's suffix table would pick
+another architecture."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import pytest
-from forge_releases.cli.arch_warnings import arch_warnings
-from forge_releases.feeds.match import best, canonical_arch, facts
+from forge_common.asset_match import best, canonical_arch, facts
+from forge_publisher.arch_warnings import arch_warnings
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Staged rollouts (issue 12): a rollout percentage set through the publishing API (and raised by
+"""Staged rollouts: a rollout percentage set through the publishing API (and raised by
 PATCH), honoured by electron-updater's yml (`stagingPercentage`) and Squirrel.Windows RELEASES
 (`# NN%`, with an unstaged full package kept for installs outside), withheld from Squirrel.Mac and
 Tauri (no staging id) until it reaches 100, ignored by the spec's check."""

@@ -9,7 +9,7 @@ import hashlib
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from forge_common.testing.waiting import eventually
+from forge_testing.waiting import eventually
 
 from .support import auth, one_repo
 

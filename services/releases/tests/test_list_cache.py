@@ -8,9 +8,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from forge_common.testing.waiting import eventually
 from forge_releases.keys import RELEASE_CACHE
 from forge_releases.read import queries
+from forge_testing.waiting import eventually
 
 from .support import auth, one_repo, rel
 

@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 from typing import Any
 
 import pytest
-from forge_common.testing.waiting import eventually
+from forge_testing.waiting import eventually
 
 from .support import CALLERS, REPO_KINDS, auth, one_repo, rel
 from .test_cache import add_release

@@ -1,6 +1,6 @@
 """Publishing API, access: every endpoint × every kind of caller × public and private.
 
-Issue 4 and docs/access.md "Authentication rules": a repository the caller cannot even read is 404
+docs/access.md "Authentication rules": a repository the caller cannot even read is 404
 (never revealed), an anonymous caller is 401 AuthTokenMissing, a signed-in caller without write
 access 403 (repository admin for deleting a release); an unknown token is 401 AuthTokenInvalid. A
 refused write changes nothing and emits nothing.

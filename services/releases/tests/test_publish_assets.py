@@ -1,6 +1,6 @@
 """Publishing API, assets: upload (raw body and multipart), delete, limits, cut-off uploads.
 
-Issue 4: the body is streamed to storage recording size, SHA-1, SHA-256 and SHA-512; 201
+The body is streamed to storage recording size, SHA-1, SHA-256 and SHA-512; 201
 attachment; a duplicate name is 409; a bad name is 422; over the configured limit is 413; an
 upload that fails or is cut off leaves no asset and no stray file; events with each change only.
 """
@@ -21,9 +21,9 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestClient
 from forge_common.config import Settings
-from forge_common.testing.waiting import eventually
 from forge_releases.app import create_app
 from forge_releases.options import Options
+from forge_testing.waiting import eventually
 
 from .publish_support import api, auth, outbox, publish_world, stored_files
 

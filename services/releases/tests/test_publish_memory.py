@@ -16,7 +16,7 @@ import aiohttp
 import pytest
 from forge_common.config import Settings
 from forge_common.embedded_pg import free_port
-from forge_common.testing.processes import wait_until_ready
+from forge_testing.processes import wait_until_ready
 
 from .publish_support import TOKENS, api, publish_world
 

@@ -1,6 +1,6 @@
 """Publishing API, releases: create (POST), edit (PATCH), delete (DELETE), their events, bad input.
 
-Issue 4: 201 on create and 409 when the tag exists (also under a race); only the given fields
+201 on create and 409 when the tag exists (also under a race); only the given fields
 change; delete takes the assets along; each change emits its event in the same transaction, and
 a failed write emits nothing.
 """

@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
-from forge_releases.publish.loose_names import github_name, loose_key
+from forge_common.asset_names import github_name, loose_key
 
 from .support import TOKENS, error_of, rel
 

@@ -1,4 +1,4 @@
-"""Asset storage (issue 10): uploads streamed into S3 (multipart for large files) with digests,
+"""Asset storage: uploads streamed into S3 (multipart for large files) with digests,
 a store that is down is 503 with Retry-After, the sweep of unreferenced blobs (never one an upload
 in flight is about to reference), and `forge storage migrate` from a folder to S3.
 
@@ -19,12 +19,12 @@ from forge_common.config import S3Settings, Settings
 from forge_common.db import connect
 from forge_common.embedded_pg import free_port
 from forge_common.keys import DB_POOL
-from forge_common.testing.s3 import S3Server
 from forge_releases.app import create_app
 from forge_releases.publish.queries import lock_blobs
 from forge_releases.storage import FolderStorage, S3Storage, Storage, open_storage
 from forge_releases.storage.s3 import PART_SIZE, S3Location
 from forge_releases.storage.sweep import sweep
+from forge_testing.s3 import S3Server
 
 from .publish_support import api, auth, publish_world
 

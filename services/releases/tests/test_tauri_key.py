@@ -1,4 +1,4 @@
-"""A repository's Tauri public key (docs/releases.md "Tauri public key", issue 12): set, read and
+"""A repository's Tauri public key (docs/releases.md "Tauri public key"): set, read and
 removed through the API; while it is set, a `.sig` that does not verify against the file it signs
 is refused with 422 whichever of the two arrives second, and nothing of the refused upload stays.
 

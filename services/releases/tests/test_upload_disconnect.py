@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from forge_common.config import Settings
-from forge_common.testing.waiting import eventually
+from forge_testing.waiting import eventually
 
 from .publish_support import TOKENS, api, auth, outbox, publish_world, stored_files
 

@@ -14,7 +14,7 @@ import binascii
 import hashlib
 from dataclasses import dataclass
 
-from aiohttp import web
+from aiohttp import hdrs, web
 
 from . import sign_in_throttle
 from .errors import AuthTokenInvalid
@@ -96,6 +96,20 @@ def parse_basic(header: str) -> tuple[str, str] | None:
 
 def viewer_of(request: web.Request) -> Viewer | None:
     return request.get(VIEWER)
+
+
+def is_anonymous(request: web.BaseRequest) -> bool:
+    """Whether the request carries no credentials: no `Authorization` header, and no browser
+    session cookie (`forge_session`, or `__Host-forge_session` under https: sessions.py), which
+    pages and downloads read. The one definition of "anonymous" (who may be given an answer kept
+    for everybody, read/cache.py): it needs no await and no authentication, so the answers given
+    before routing (forge_common.fast_path) use it too. A new kind of credential must be added
+    here as well as to `authenticate` (or to `sessions.attach_session`)."""
+    headers = request.headers
+    if hdrs.AUTHORIZATION in headers:
+        return False
+    cookie = headers.get(hdrs.COOKIE)
+    return cookie is None or "forge_session=" not in cookie
 
 
 # One statement: the lookup, and Gitea's "last used" time, written at most once a minute per

@@ -23,7 +23,7 @@ from .config import ConfigError, Settings
 from .db import connect
 from .embedded_pg import EmbeddedPostgres, EmbeddedPostgresError
 from .migrations import MigrationError, migrate
-from .service import Service, all_migrations, installed_services
+from .service import Service, all_migrations, installed_commands, installed_services
 from .serving import serve as serve_app
 from .world import WorldError, load_world, read_world_file
 
@@ -61,6 +61,8 @@ def build_parser(services: dict[str, Service]) -> argparse.ArgumentParser:
     for service in services.values():
         if service.add_commands is not None:
             service.add_commands(commands)
+    for add_commands in installed_commands():  # client packages (forge_publisher: `release`)
+        add_commands(commands)
     return parser
 
 

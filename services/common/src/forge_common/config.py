@@ -56,7 +56,7 @@ class Settings:
     s3: S3Settings = field(default_factory=S3Settings)
     plugins_file: Path | None = None
     gateway_url: str | None = None
-    # No fixed secret anywhere (DESIGN §5 "No default secrets"): unset, it is random per start.
+    # No fixed secret anywhere (docs/decisions.md "Secrets"): unset, it is random per start.
     events_secret: str = field(default_factory=lambda: new_secret())
     max_body_bytes: int = 1024 * 1024
     # Seconds a request may take to send its whole body (uploads have their own idle limit):
@@ -167,7 +167,7 @@ class Settings:
             )
 
 
-# --- Secrets: never a fixed default (DESIGN §5 "No default secrets") ---
+# --- Secrets: never a fixed default (docs/decisions.md "Secrets") ---
 
 
 def new_secret() -> str:

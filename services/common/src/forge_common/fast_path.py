@@ -1,13 +1,14 @@
 """Answers given before routing, for a route whose answer is already prepared (the update check).
 
-Profiled under load (bench/RESULTS.md, issue 11), a cached update check spent about as much of
+Profiled under load (docs/decisions.md), a cached update check spent about as much of
 the service's CPU in aiohttp's router and middleware chain (the forge middleware, aiohttp's own
 current-app layer, one coroutine per layer) as in everything else forge adds, while the bare
 handler it is measured against has no middleware. A service registers a `FastPath` for such a
 route; `forge serve`'s server (serving.py `ForgeRunner`) offers each plain GET to it first. The
 fast path either answers exactly what the routed request would have been answered (status,
-body, headers, the request id and `nosniff` stamped as the middleware does, counted under the
-route in the request metrics) or returns None, and the request takes the ordinary way.
+body, headers; the request contract of the middleware, `open_request` and `close_request`: the
+request id, the security headers, counted under the route in the request metrics) or returns
+None, and the request takes the ordinary way.
 
 Only requests that cannot need anything the ordinary way does are offered: GET (not HEAD), no
 body, no `Expect`, and a path whose variable parts are plain segments (letters, digits, `.`, `_`,
@@ -26,7 +27,7 @@ from aiohttp import hdrs, web
 from aiohttp.web_urldispatcher import AbstractResource, AbstractRoute
 
 from .metrics import METRICS
-from .middleware import REQUEST_ID, REQUEST_ID_HEADER, request_id_of, stamp_headers
+from .middleware import close_request, open_request
 
 # (request, the route's variable parts by name) -> the answer, or None: take the ordinary way
 Answerer = Callable[[web.BaseRequest, Mapping[str, str]], web.StreamResponse | None]
@@ -90,12 +91,8 @@ def with_fast_paths(app: web.Application, handler: RequestHandler) -> RequestHan
                     response = path.answer(request, values)
                     if response is None:
                         break
-                    # what forge_middleware does to every answer
-                    request[REQUEST_ID] = request_id_of(headers.get(REQUEST_ID_HEADER, ""))
-                    stamp_headers(request, response)
-                    requests.observe_route(
-                        path.resource, hdrs.METH_GET, response.status, time.perf_counter() - started
-                    )
+                    open_request(request)  # the middleware's contract, as for a routed request
+                    close_request(requests, request, response, started, path.resource)
                     return response
         return await handler(request)
 

@@ -1,6 +1,11 @@
 """The one middleware of every app: request id, authentication, error rendering and request
 metrics. Handlers raise, this module renders.
 
+The request contract, what every answer carries however it was given (by this middleware, or
+before routing by a fast path, forge_common.fast_path), is `open_request` and `close_request`:
+the request id, the security headers (`stamp`) and the request metrics. Anything every answer must
+carry goes there, so the fast paths cannot skip it.
+
 Errors on `/api/v1/` paths use the version-1 body, everything else the version-2 body
 (docs/http.md "Errors"); `/api/v3/` (the GitHub-shaped releases API, docs/compat.md) uses the
 version-1 body too, which is GitHub's `{"message"}`.
@@ -13,9 +18,11 @@ import logging
 import os
 import re
 import time
+from collections.abc import MutableMapping
 
 from aiohttp import web
 from aiohttp.typedefs import Handler
+from aiohttp.web_urldispatcher import AbstractResource
 
 from .auth import VIEWER, authenticate
 from .body import receive_body, wants_body_received
@@ -23,6 +30,7 @@ from .errors import ApiError, MethodNotAllowed, NotFound, PayloadTooLarge
 from .keys import SETTINGS
 from .logs import request_id_var
 from .metrics import METRICS
+from .metrics.requests import RequestMetrics
 from .outage import database, is_database_down
 from .pages.render import error_page, is_page_handler
 from .render import json_response
@@ -52,6 +60,35 @@ def request_id_of(incoming: str) -> str:
     return f"{_PROCESS_ID}{next(_SEQUENCE) & 0xFFFFFFFFFFFFFFFF:016x}"
 
 
+def open_request(request: web.BaseRequest) -> str:
+    """The request contract's start: the request's id, kept on the request."""
+    request_id = request_id_of(request.headers.get(REQUEST_ID_HEADER, ""))
+    request[REQUEST_ID] = request_id
+    return request_id
+
+
+def close_request(
+    metrics: RequestMetrics,
+    request: web.BaseRequest,
+    response: web.StreamResponse,
+    started: float,
+    resource: AbstractResource | None,
+) -> None:
+    """The request contract's end, for every answer: the headers every response carries (a
+    response already started was stamped by its handler, `stamp_headers`), and the request
+    counted under its route's `resource` (None: no route matched)."""
+    if not response.prepared:
+        stamp(response.headers, request.get(REQUEST_ID, ""))
+    metrics.observe_route(resource, request.method, response.status, time.perf_counter() - started)
+
+
+def stamp(headers: MutableMapping[str, str], request_id: str) -> None:
+    """The headers every response carries: its request id and the security headers."""
+    if request_id:
+        headers[REQUEST_ID_HEADER] = request_id
+    headers[NOSNIFF[0]] = NOSNIFF[1]
+
+
 def is_v1(path: str) -> bool:
     return path.startswith(("/api/v1/", "/api/v3/"))
 
@@ -65,8 +102,7 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
     Every response carries the request id and `nosniff`; handlers that prepare a streamed
     response themselves call `stamp_headers` first."""
     started = time.perf_counter()
-    request_id = request_id_of(request.headers.get(REQUEST_ID_HEADER, ""))
-    request[REQUEST_ID] = request_id
+    request_id = open_request(request)
     token = request_id_var.set(request_id)
     try:
         await authenticate(request)
@@ -80,11 +116,7 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
         response = render_error(request, error)
     except web.HTTPException as exc:
         if exc.status < 400:  # 304 and redirects are answers, not errors
-            exc.headers[REQUEST_ID_HEADER] = request_id
-            exc.headers[NOSNIFF[0]] = NOSNIFF[1]
-            request.app[METRICS].requests.observe(
-                request, exc.status, time.perf_counter() - started
-            )
+            _close(request, exc, started)
             raise
         translated = translate_http_exception(exc)
         if isinstance(exc, web.HTTPMethodNotAllowed) and await is_page_route(request):
@@ -103,10 +135,7 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
             response = render_error(request, ApiError("Internal server error"))
     finally:
         request_id_var.reset(token)
-    if not response.prepared:
-        response.headers[REQUEST_ID_HEADER] = request_id
-        response.headers[NOSNIFF[0]] = NOSNIFF[1]
-    request.app[METRICS].requests.observe(request, response.status, time.perf_counter() - started)
+    _close(request, response, started)
     return response
 
 
@@ -122,13 +151,15 @@ async def is_page_route(request: web.Request) -> bool:
     return False
 
 
+def _close(request: web.Request, response: web.StreamResponse, started: float) -> None:
+    route = request.match_info.route
+    close_request(request.app[METRICS].requests, request, response, started, route.resource)
+
+
 def stamp_headers(request: web.BaseRequest, response: web.StreamResponse) -> None:
     """The headers every response carries, for a handler that prepares (streams) its response
     itself: call it before `prepare()`."""
-    request_id = request.get(REQUEST_ID)
-    if request_id:
-        response.headers[REQUEST_ID_HEADER] = request_id
-    response.headers[NOSNIFF[0]] = NOSNIFF[1]
+    stamp(response.headers, request.get(REQUEST_ID, ""))
 
 
 def render_error(request: web.BaseRequest, error: ApiError) -> web.Response:

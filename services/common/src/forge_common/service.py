@@ -86,6 +86,13 @@ def installed_services() -> dict[str, Service]:
     return dict(sorted(found.items()))
 
 
+def installed_commands() -> list[Callable[[Any], None]]:
+    """The `add_commands(subparsers)` of every package installed in this environment that adds
+    commands without being a service (entry point group `forge.commands`), by entry name."""
+    found = sorted(entry_points(group="forge.commands"), key=lambda entry: entry.name)
+    return [entry.load() for entry in found]
+
+
 def all_migrations(services: Mapping[str, Service]) -> list[Migration]:
     """Core first (every schema refers to it), then each service's schema."""
     core = discover("core", "forge_common.core_migrations")

@@ -38,12 +38,12 @@ from .errors import ApiError, InvalidInput
 from .fast_path import with_fast_paths
 from .keys import SETTINGS
 from .middleware import (
-    NOSNIFF,
     REQUEST_ID,
     REQUEST_ID_HEADER,
     error_response,
     is_v1,
     request_id_of,
+    stamp,
     translate_http_exception,
 )
 
@@ -156,8 +156,7 @@ class ForgeRequestHandler(RequestHandler):
         if request.writer.output_size > 0:  # as aiohttp: a response has started, cannot answer
             raise ConnectionError("a response was already sent; cannot send the error")
         response = error_response(error, v1=is_v1(path), request_id=request_id)
-        response.headers[REQUEST_ID_HEADER] = request_id
-        response.headers[NOSNIFF[0]] = NOSNIFF[1]
+        stamp(response.headers, request_id)
         response.force_close()
         return response
 
@@ -172,8 +171,7 @@ class ForgeRequestHandler(RequestHandler):
             rendered = error_response(
                 translate_http_exception(resp), v1=is_v1(request.path), request_id=request_id
             )
-            rendered.headers[REQUEST_ID_HEADER] = request_id
-            rendered.headers[NOSNIFF[0]] = NOSNIFF[1]
+            stamp(rendered.headers, request_id)
             rendered.force_close()  # the body the refused expectation announced may follow
             resp = rendered
         return super().finish_response(request, resp, start_time)

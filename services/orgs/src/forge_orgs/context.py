@@ -10,9 +10,9 @@ from forge_common.db import Conn
 from forge_common.errors import AuthTokenMissing, PermissionDenied
 from forge_common.names import is_account_name
 
-from .db.orgs import org_view
 from .errors import OrgNotFound
 from .models import OrgView
+from .profile.queries import org_view
 
 
 def visible(view: OrgView) -> bool:

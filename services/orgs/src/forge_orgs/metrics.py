@@ -8,7 +8,7 @@ from forge_common.metrics import counter, gauge
 from prometheus_client.core import Metric
 from prometheus_client.registry import Collector
 
-from .overview import OverviewCache
+from .overview.prepared import OverviewCache
 
 
 class OverviewCacheCollector(Collector):

@@ -11,7 +11,7 @@ from forge_common.body import INT64_MAX, optional_bool, optional_int, optional_l
 from forge_common.errors import Unprocessable
 from forge_common.names import display_name_problem
 
-from .db.pins import PinOrder
+from .pins.queries import PinOrder
 
 MAX_GROUP_NAME = 100
 

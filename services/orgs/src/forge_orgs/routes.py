@@ -6,11 +6,15 @@ from aiohttp import web
 from forge_common.pages.render import CHANGE_PASSWORD_PATH
 
 from . import openapi
+from .accounts import api as accounts
 from .accounts import settings as account_settings
 from .accounts import signin
-from .handlers import accounts, groups, org_admin, pins, profile
+from .admin import handlers as org_admin
+from .groups import handlers as groups
 from .pages import handlers as pages
 from .pages import pins_console
+from .pins import handlers as pins
+from .profile import handlers as profile
 
 V1 = "/api/v1"
 SETTINGS = account_settings.APPLICATIONS

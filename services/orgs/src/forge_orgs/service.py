@@ -12,7 +12,7 @@ from . import world
 from .keys import OPTIONS
 from .metrics import OverviewCacheCollector
 from .options import Options
-from .overview import OVERVIEW_CACHE, OverviewCache, overview_cache_context
+from .overview.prepared import OVERVIEW_CACHE, OverviewCache, overview_cache_context
 from .pages.handlers import RENDERED, RenderedPages
 from .routes import add_routes
 

@@ -11,9 +11,9 @@ from forge_common.config import Settings
 from forge_common.service import WorldIds
 from forge_common.world import declared_repos
 
-from .db.groups import insert_group
-from .db.pins import insert_pin
+from .groups.queries import insert_group
 from .payloads import MAX_GROUP_NAME
+from .pins.queries import insert_pin
 
 
 def validate(world: Mapping[str, Any], errors: list[str]) -> None:

@@ -22,7 +22,7 @@ from .plugins.state import PluginState
 
 if TYPE_CHECKING:
     from .events.delivery import DeliveryWorker
-    from .events.store import Claimed
+    from .events.queries import Claimed
     from .plugins.manager import PluginManager
 
 # From a plugin answering at once to one that was down for minutes.

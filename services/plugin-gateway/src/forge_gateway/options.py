@@ -51,9 +51,10 @@ class DeliveryOptions:
     # Outcomes are recorded together, one statement per batch: after the first outcome the
     # recorder waits this long for the calls finishing meanwhile, up to `outcome_batch` of them.
     # Statements of ~130 outcomes took PostgreSQL about half the time per outcome of statements of
-    # ~15 (bench/RESULTS.md); the wait delays only the bookkeeping, not calls or slots. A statement
-    # records at most `outcome_batch`, and while that many wait no call starts: a slow database
-    # slows the calls down instead of collecting outcomes until a statement times out.
+    # ~15 (bench/RESULTS.md "Events: profile and batching"); the wait delays only the
+    # bookkeeping, not calls or slots. A statement records at most `outcome_batch`, and while that
+    # many wait no call starts: a slow database slows the calls down instead of collecting
+    # outcomes until a statement times out.
     outcome_linger: float = 0.02
     outcome_batch: int = 500
     # The worker's own pool, apart from the one HTTP handlers (ingest, admin API) use: four tasks
@@ -84,8 +85,9 @@ class Options:
     retry_max: float = 30.0
     # gRPC's own reconnect backoff; its default maximum of 120 s would delay a plugin's return.
     reconnect_initial: float = 0.2
-    # 0.5 s, not 1: a plugin back from a restart must be re-initialized within 2 s (issue 15), and
-    # a reconnect attempt (one TCP connect) every half second costs a stopped plugin nothing.
+    # 0.5 s, not 1: a plugin back from a restart must be re-initialized within 2 s
+    # (docs/decisions.md "Other targets"), and a reconnect attempt (one TCP connect) every half
+    # second costs a stopped plugin nothing.
     reconnect_max: float = 0.5
     # How long start-up waits for plugins' first Initialize before serving anyway.
     startup_wait: float = 5.0

@@ -46,6 +46,24 @@ KEYS = "/api/v2/repos/{owner}/{repo}/update_keys"
 TAURI_KEY = "/api/v2/repos/{owner}/{repo}/tauri_key"
 
 
+FEEDS = (
+    (f"{API}/feeds/squirrel/{{arch}}/RELEASES", feeds.squirrel_windows, feeds.squirrel_key),
+    (f"{API}/feeds/electron/{{file}}", feeds.electron_yml, feeds.yml_key),
+    (f"{API}/feeds/tauri/latest.json", feeds.tauri_static, feeds.tauri_json_key),
+    (
+        f"{API}/feeds/tauri/{{target}}/{{arch}}/{{current_version}}",
+        feeds.tauri_dynamic,
+        feeds.tauri_key,
+    ),
+    ("/{owner}/{repo}/darwin-{arch}/{version}", feeds.squirrel_mac, feeds.mac_key),
+    (
+        "/{owner}/{repo}/win32-{arch}/{version}/RELEASES",
+        feeds.electronjs_windows,
+        feeds.electronjs_windows_key,
+    ),
+)
+
+
 def add_routes(app: web.Application) -> None:
     # the update check first: the router tries routes in order, and it is the hot path; its kept
     # answers, and the list's kept pages, are also given before routing (forge_common.fast_path)
@@ -67,15 +85,15 @@ def add_routes(app: web.Application) -> None:
             web.get("/{owner}/{repo}/releases/latest/download/{name}", downloads.latest_download),
             # tarball_url / zipball_url (downloads/archives.py)
             web.get(f"{PAGE}/archive/{{file}}", archives.archive),
-            # update feeds (feeds/): literal prefixes keep them off the download routes above
-            web.get(f"{API}/feeds/squirrel/{{arch}}/RELEASES", feeds.squirrel_windows),
-            web.get(f"{API}/feeds/electron/{{file}}", feeds.electron_yml),
-            web.get(f"{API}/feeds/tauri/latest.json", feeds.tauri_static),
-            web.get(
-                f"{API}/feeds/tauri/{{target}}/{{arch}}/{{current_version}}", feeds.tauri_dynamic
-            ),
-            web.get("/{owner}/{repo}/darwin-{arch}/{version}", feeds.squirrel_mac),
-            web.get("/{owner}/{repo}/win32-{arch}/{version}/RELEASES", feeds.electronjs_windows),
+        ]
+    )
+    # update feeds (feeds/): literal prefixes keep them off the download routes above; each one's
+    # kept answers are given before routing too, as the update check's (docs/decisions.md)
+    for path, handler, key_of in FEEDS:
+        route = app.router.add_get(path, handler)
+        add_fast_path(app, route, feeds.fast_feed(app, key_of))
+    app.router.add_routes(
+        [
             # write side (publish/handlers.py)
             web.post(API, publish.create_release),
             web.patch(f"{API}/{{release_id}}", publish.update_release),

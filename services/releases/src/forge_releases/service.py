@@ -3,14 +3,12 @@ which puts the service's state, hooks and routes into an application."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from aiohttp import web
 from forge_common import pages
 from forge_common.config import Settings
 from forge_common.service import Service, bind_options
 
-from . import cli, world
+from . import world
 from .access_keys.grant import LAST_USE_WRITTEN
 from .access_keys.signed_urls import URL_SIGNER, UrlSigner
 from .counter import DownloadCounter
@@ -47,12 +45,6 @@ def setup(app: web.Application, settings: Settings, options: Options) -> None:
     add_routes(app)
 
 
-def add_commands(commands: Any) -> None:
-    """`forge release publish` (the HTTP client) and `forge storage ...` (server side)."""
-    cli.add_commands(commands)
-    add_storage_commands(commands)
-
-
 SERVICE = Service(
     name="releases",
     schema="releases",
@@ -60,7 +52,7 @@ SERVICE = Service(
     setup=bind_options(setup, Options()),
     validate_world=world.validate,
     load_world=world.load,
-    add_commands=add_commands,
+    add_commands=add_storage_commands,  # `forge release ...` is the client's: forge_publisher
     # replicas check each other's signed download URLs (docs/access.md "Update keys")
     secrets=("EVENTS_SECRET", "URL_SIGNING_SECRET"),
 )

@@ -15,7 +15,6 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterator
 
-from aiohttp import web
 from aiohttp.web_urldispatcher import AbstractResource
 from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector, CollectorRegistry
@@ -43,14 +42,11 @@ class RequestMetrics(Collector):
         self._series: dict[tuple[object, str, int], _Series] = {}
         registry.register(self)
 
-    def observe(self, request: web.BaseRequest, status: int, seconds: float) -> None:
-        route = request.match_info.route  # type: ignore[attr-defined]
-        self.observe_route(route.resource, request.method, status, seconds)
-
     def observe_route(
         self, resource: AbstractResource | None, method: str, status: int, seconds: float
     ) -> None:
-        """`observe` for a request answered before routing (forge_common.fast_path)."""
+        """One request answered, counted under its route's `resource` (None: no route matched);
+        called by the request contract (forge_common.middleware `close_request`)."""
         key = (resource, method, status)
         series = self._series.get(key)
         if series is None:

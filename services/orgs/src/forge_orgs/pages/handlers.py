@@ -22,9 +22,9 @@ from forge_common.pages import html_errors, page, page_context, page_headers
 from forge_common.sessions import session_of
 
 from ..errors import OrgNotFound
-from ..handlers.common import base_url
+from ..http import base_url
 from ..models import OrgView
-from ..overview import prepared_overview
+from ..overview.prepared import prepared_overview
 from .avatar import avatar_svg
 from .profile import user_page
 

@@ -23,15 +23,18 @@ from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL
 from forge_common.pages import page, page_response, see_other
 
-from .. import grouping, membership, payloads, pinning
+from .. import payloads
 from ..context import org_for_write
-from ..db import groups as groups_db
-from ..db import members as members_db
-from ..db import pins as pins_db
-from ..db.pins import PinOrder
 from ..errors import PinGroupNotFound
+from ..groups import grouping
+from ..groups import queries as groups_db
 from ..models import Group, OrgView, Pin
-from ..overview import written
+from ..overview.prepared import written
+from ..pins import pinning
+from ..pins import queries as pins_db
+from ..pins.queries import PinOrder
+from ..profile import membership
+from ..profile import queries as members_db
 
 TEMPLATE = "orgs/pins.html"
 _NO_STORE = {"Cache-Control": "no-store"}

@@ -21,7 +21,7 @@ from forge_common.keys import DB_POOL
 from forge_common.pages import page_response
 
 from .. import render
-from ..handlers.common import base_url
+from ..http import base_url
 
 _USER = """
 SELECT id, name, full_name, created_at FROM core.accounts

@@ -40,9 +40,9 @@ from ..plugins.client import PluginDeadline, PluginFailed, PluginUnavailable, Rp
 from ..plugins.manager import PluginManager
 from ..plugins.plugin import ManagedPlugin
 from ..plugins.state import PluginState
-from . import store
+from . import queries
 from .models import to_plugin_event
-from .store import Claimed, Outcome
+from .queries import Claimed, Outcome
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +123,7 @@ class DeliveryWorker:
         if notifications is not None and self._subscription is None:
             self._notifications = notifications
             self._subscription = await notifications.subscribe(
-                store.NOTIFY_CHANNEL,
+                queries.NOTIFY_CHANNEL,
                 lambda _payload: self.wake(),
                 # Back to listening: deliveries stored meanwhile were not announced; claim now.
                 on_state=lambda listening: self.wake() if listening else None,
@@ -144,7 +144,7 @@ class DeliveryWorker:
         queued = [d for queue in self._queues.values() for d in queue]
         self._queues.clear()
         with contextlib.suppress(Exception):
-            await store.hand_back(self.pool, self.owner, [d.id for d in queued])
+            await queries.hand_back(self.pool, self.owner, [d.id for d in queued])
         if self._tasks:
             await asyncio.wait(list(self._tasks), timeout=self.options.stop_grace)
         interrupted = list(self._calling.values())
@@ -156,7 +156,7 @@ class DeliveryWorker:
         if interrupted:
             outcomes = [Outcome(d, "retry", INTERRUPTED, 0.0) for d in interrupted]
             with contextlib.suppress(Exception):
-                await store.finish_many(self.pool, self.owner, outcomes)
+                await queries.finish_many(self.pool, self.owner, outcomes)
         await _cancel(self._heart)
         await _cancel(self._recorder)
         self._heart = self._recorder = None
@@ -176,7 +176,7 @@ class DeliveryWorker:
             try:
                 if time.monotonic() >= next_prune:
                     next_prune = time.monotonic() + self.options.prune_interval
-                    pruned = await store.prune(self.pool, self.options.retention_days)
+                    pruned = await queries.prune(self.pool, self.options.retention_days)
                     if pruned:
                         log.info("pruned %d finished event(s)", pruned)
                 # No success is reported here: the claims run in the background and report
@@ -205,7 +205,7 @@ class DeliveryWorker:
                 if queue:  # deliveries wait without spending attempts
                     held = [d.id for d in queue]
                     queue.clear()
-                    await store.hand_back(self.pool, self.owner, held)
+                    await queries.hand_back(self.pool, self.owner, held)
                 continue
             started += self._start_queued(plugin, queue)
             if self.unrecorded() >= self.options.outcome_batch:
@@ -234,7 +234,7 @@ class DeliveryWorker:
         try:
             for plugin, limit in wanted:
                 lease, held = self.options.lease_seconds, self._held()
-                claimed = await store.claim(self.pool, plugin, limit, self.owner, lease, held)
+                claimed = await queries.claim(self.pool, plugin, limit, self.owner, lease, held)
                 if claimed:
                     self._queues.setdefault(plugin, deque()).extend(claimed)
                     claimed_any = True
@@ -311,7 +311,7 @@ class DeliveryWorker:
                 # A lease taken since the last beat is renewed at the next one.
                 lease, beat = self.options.lease_seconds, self.options.heartbeat_interval
                 ending = max(lease - beat, beat)
-                await store.renew(self.pool, self.owner, self._held(), lease, ending)
+                await queries.renew(self.pool, self.owner, self._held(), lease, ending)
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # the leases may lapse; other workers then take over
@@ -421,7 +421,7 @@ class DeliveryWorker:
             return True
         self._recording = len(batch)
         try:
-            kept = await store.finish_many(self.pool, self.owner, [o for o, _ in batch])
+            kept = await queries.finish_many(self.pool, self.owner, [o for o, _ in batch])
         except Exception as error:
             await self._failed(error, "delivery worker: recording outcomes failed")
             # Only a database out of reach is worth waiting for; a statement it refused (a bug,

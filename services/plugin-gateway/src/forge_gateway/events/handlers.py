@@ -17,7 +17,7 @@ from forge_common.render import json_response
 from ..errors import DeliveryNotFound, PluginNotFound, SignatureInvalid
 from ..keys import OPTIONS, PLUGIN_MANAGER
 from ..plugins.plugin import ManagedPlugin
-from . import store
+from . import queries
 from .ingest import parse_batch
 
 log = logging.getLogger(__name__)
@@ -51,7 +51,7 @@ async def receive_events(request: web.Request) -> web.Response:
             if p.config.enabled and (p.manifest is None or p.manifest.subscribes(event_type))
         ]
 
-    new, duplicates = await store.store_events(request.app[DB_POOL], events, targets)
+    new, duplicates = await queries.store_events(request.app[DB_POOL], events, targets)
     return json_response({"accepted": new, "duplicates": duplicates}, status=202)
 
 
@@ -62,14 +62,14 @@ async def list_deliveries(request: web.Request) -> web.Response:
     if status is not None and status not in STATUSES:
         raise InvalidInput(f"status must be one of {', '.join(sorted(STATUSES))}")
     limit = _limit(request.query.get("limit"))
-    rows = await store.list_deliveries(request.app[DB_POOL], plugin.name, status, limit)
+    rows = await queries.list_deliveries(request.app[DB_POOL], plugin.name, status, limit)
     return json_response([_delivery_json(r) for r in rows])
 
 
 async def get_delivery(request: web.Request) -> web.Response:
     """`GET /api/v1/admin/plugins/{plugin}/deliveries/{id}`: a delivery and all its attempts."""
     plugin = _admin_plugin(request)
-    found = await store.delivery_with_attempts(
+    found = await queries.delivery_with_attempts(
         request.app[DB_POOL], plugin.name, _delivery_id(request)
     )
     if found is None:
@@ -92,7 +92,7 @@ async def get_delivery(request: web.Request) -> web.Response:
     )
 
 
-def _delivery_json(r: store.DeliveryRow) -> dict[str, object]:
+def _delivery_json(r: queries.DeliveryRow) -> dict[str, object]:
     return {
         "id": r.id,
         "event_id": str(r.event_id),
@@ -127,7 +127,7 @@ def _delivery_id(request: web.Request) -> int:
 async def redeliver_all(request: web.Request) -> web.Response:
     """`POST /api/v1/admin/plugins/{plugin}/deliveries/redeliver`: every dead letter again."""
     plugin = _admin_plugin(request)
-    count = await store.redeliver(request.app[DB_POOL], plugin.name, None)
+    count = await queries.redeliver(request.app[DB_POOL], plugin.name, None)
     return json_response({"redelivered": count}, status=202)
 
 
@@ -135,7 +135,7 @@ async def redeliver_one(request: web.Request) -> web.Response:
     """`POST /api/v1/admin/plugins/{plugin}/deliveries/{id}/redeliver`: one finished delivery
     again, a dead letter or a replay (404 when there is no such finished delivery)."""
     plugin = _admin_plugin(request)
-    count = await store.redeliver(request.app[DB_POOL], plugin.name, _delivery_id(request))
+    count = await queries.redeliver(request.app[DB_POOL], plugin.name, _delivery_id(request))
     if not count:
         raise DeliveryNotFound()
     return json_response({"redelivered": count}, status=202)

@@ -24,7 +24,7 @@ from ..errors import (
     PluginNotReady,
     PluginRouteNotFound,
 )
-from ..events import store
+from ..events import queries
 from ..keys import OPTIONS, PLUGIN_MANAGER
 from . import proxy
 from .client import PluginCallError, PluginDeadline, PluginUnavailable
@@ -106,7 +106,7 @@ async def admin_plugins(request: web.Request) -> web.Response:
         raise AuthTokenMissing()
     if not viewer.is_admin:
         raise PermissionDenied("Only site administrators can list plugins")
-    counts = await store.open_counts(request.app[DB_POOL])
+    counts = await queries.open_counts(request.app[DB_POOL])
     return json_response(
         [
             {**plugin_status(p), "deliveries": _counts(counts.get(p.name, {}))}

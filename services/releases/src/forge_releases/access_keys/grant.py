@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 
 from aiohttp import hdrs, web
-from forge_common.auth import hash_token
+from forge_common.auth import hash_token, is_anonymous
 from forge_common.errors import RepoNotFound
 from forge_common.keys import DB_POOL
 
@@ -24,7 +24,7 @@ _READS = frozenset({hdrs.METH_GET, hdrs.METH_HEAD})
 _MAX_KEY = 200
 
 
-def names_key(request: web.Request) -> bool:
+def names_key(request: web.BaseRequest) -> bool:
     """Whether the query names an update key or a URL signature, whoever sends it."""
     query = request.query
     return KEY in query or SIGNATURE in query
@@ -32,7 +32,7 @@ def names_key(request: web.Request) -> bool:
 
 def carries_key(request: web.Request) -> bool:
     """Whether this request asks to be authorised by an update key or a signed URL."""
-    if request.method not in _READS or hdrs.AUTHORIZATION in request.headers:
+    if request.method not in _READS or not is_anonymous(request):
         return False
     return names_key(request)
 

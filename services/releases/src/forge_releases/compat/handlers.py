@@ -24,6 +24,7 @@ from ..errors import AssetNotFound, NoReleasesFound, ReleaseNotFound
 from ..keys import DOWNLOAD_COUNTER
 from ..models import Release, RepoRef, Resolved
 from ..read import queries
+from ..read.cache import Answer
 from ..read.handlers import (
     DRAFT_READERS,
     answer_of,
@@ -36,7 +37,6 @@ from ..read.handlers import (
 from ..read.params import flag
 from ..read.render import UrlMap
 from ..read.resolve import resolve
-from ..read.update_answer import Answer
 from . import gitea, github, mapping
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
+from forge_common.asset_names import github_name
 from forge_common.body import streams_body
 from forge_common.keys import SETTINGS
 from forge_common.render import json_response
@@ -28,7 +29,6 @@ from ..keys import DOWNLOAD_COUNTER
 from ..models import Release, RepoRef
 from ..publish import handlers as publish
 from ..publish import writes
-from ..publish.loose_names import github_name
 from ..read import render
 from ..read.resolve import resolve
 from . import gitea, github

@@ -15,7 +15,7 @@ from forge_common.pages import page, see_other
 
 from ..errors import InvalidField
 from ..publish import writes
-from ..read.candidates import repo_releases
+from ..read.update_check import repo_releases
 from .forms import console_page
 from .releases import edit_path, form_page, release_of, release_path, repo_context, values_of
 from .updaters import rollout_of, updaters_offered

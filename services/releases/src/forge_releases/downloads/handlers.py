@@ -20,10 +20,10 @@ from forge_common.sessions import attach_session, has_session_cookie
 
 from ..errors import AssetNotFound, ReleaseNotFound
 from ..read import queries
-from ..read.candidates import repo_releases
 from ..read.handlers import DRAFT_READERS
 from ..read.params import storable_tag
 from ..read.resolve import resolve
+from ..read.update_check import repo_releases
 from .files import serve_asset
 
 

@@ -13,10 +13,11 @@ import re
 from collections.abc import Iterator, Sequence
 
 import semver
+from forge_common.versions import parse_version
 
 from ..models import Release
 from ..read.cache import RepoReleases
-from ..read.update import STABLE, parse_version
+from ..read.update import STABLE
 
 STABLE_NAMES = frozenset({STABLE, "latest"})
 _LEADING_WORD = re.compile(r"[A-Za-z]+")

@@ -6,42 +6,23 @@ releaseNotes. The body is JSON, which is YAML: electron-updater parses it with j
 from __future__ import annotations
 
 import base64
-import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import semver
+from forge_common.asset_match import (
+    DARWIN,
+    WINDOWS,
+    YmlFile,
+    facts,
+    of_platform,
+    ranked,
+)
 from forge_common.render import rfc3339
 
 from ..models import Asset, Release
-from .match import DARWIN, LINUX, WINDOWS, facts, of_platform, ranked
 
 Link = Callable[[Release, Asset], str]
-
-# electron-updater: `${channel}${prefix}.yml`; prefix "" (Windows), "-mac", "-linux" (x64) or
-# "-linux-${arch}"
-_FILE = re.compile(r"^(?P<channel>[A-Za-z0-9_.]+)(?P<prefix>-mac|-linux(?:-[a-z0-9]+)?)?\.yml$")
-
-
-@dataclass(frozen=True, slots=True)
-class YmlFile:
-    channel: str
-    platform: str
-    arch: str  # "" for macOS: every architecture is listed and the client chooses
-
-
-def parse_file_name(name: str) -> YmlFile | None:
-    found = _FILE.match(name)
-    if found is None:
-        return None
-    prefix = found["prefix"] or ""
-    if prefix == "-mac":
-        return YmlFile(found["channel"], DARWIN, "")
-    if prefix.startswith("-linux"):
-        arch = prefix[len("-linux-") :] if prefix.startswith("-linux-") else "x64"
-        return YmlFile(found["channel"], LINUX, arch)
-    return YmlFile(found["channel"], WINDOWS, "x64")
 
 
 def files_of(release: Release, wanted: YmlFile) -> list[Asset]:

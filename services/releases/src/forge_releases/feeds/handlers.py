@@ -1,6 +1,8 @@
 """Handlers of the update feeds: the repository and its releases come from the cache the update
-check uses (read/candidates.py, invalidated on publish through the change notifications), and a
-feed's answer is prepared once down to its bytes and kept with them, like the check's.
+check uses (read/update_check.py, invalidated on publish through the change notifications), and a
+feed's answer is prepared once down to its bytes and kept with them, like the check's. A kept
+answer is given before routing like the check's (`fast_feed`, registered in routes.py), under
+the key each route's `*_key` function makes from the path and query.
 
 Each route: the update.electronjs.org shape (`/{owner}/{repo}/darwin-{arch}/{version}` and
 `/{owner}/{repo}/win32-{arch}/{version}/RELEASES`, what update-electron-app builds from its
@@ -10,11 +12,13 @@ Each route: the update.electronjs.org shape (`/{owner}/{repo}/darwin-{arch}/{ver
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 
 from aiohttp import web
+from forge_common.asset_match import canonical_arch, parse_file_name
 from forge_common.conditional import etag_of
 from forge_common.render import dumps
+from forge_common.versions import parse_version
 
 from ..access_keys.grant import names_key
 from ..access_keys.signed_urls import signed
@@ -22,16 +26,13 @@ from ..errors import InvalidVersion, NoReleasesFound
 from ..httpcache import cache_headers
 from ..keys import INSIGHTS, RELEASE_CACHE
 from ..models import Asset, Release
-from ..read.cache import RepoReleases
-from ..read.candidates import repo_releases
+from ..read.cache import NO_UPDATE, Answer, RepoReleases
 from ..read.resolve import resolve
-from ..read.update import STABLE, parse_version
-from ..read.update_answer import NO_UPDATE, Answer
-from ..read.update_check import cached_answer
+from ..read.update import STABLE
+from ..read.update_check import kept_response, repo_releases
 from . import electron, squirrel, tauri
 from .channels import fully_rolled_out, newest_first, staged
 from .links import asset_url
-from .match import canonical_arch
 from .named_files import find_named
 from .signatures import signature_text
 
@@ -40,19 +41,38 @@ YAML = "text/yaml; charset=utf-8"
 
 Built = Answer | str
 Build = Callable[[RepoReleases, Callable[[Release, Asset], str]], Built | Awaitable[Built]]
+# (the route's variable parts, the request) -> what the answer depends on besides the repository
+FeedKey = Callable[[Mapping[str, str], web.BaseRequest], str]
 
 
-async def _serve(request: web.Request, key: str, build: Build) -> web.Response:
-    """The prepared answer under `key` (what the answer depends on besides the repository), or
-    `build` it; a str from `build` is a URL to redirect to (an uploaded file, served as is)."""
-    cache_key = f"feed {key}"  # a space never occurs in the raw query strings the check keys by
-    # an update key makes the URLs inside the answer this caller's own signed ones: never shared
-    if not names_key(request) and (cached := cached_answer(request, cache_key)) is not None:
-        return cached
+def _cache_key(key: str) -> str:
+    return f"feed {key}"  # a space never occurs in the raw query strings the check keys by
+
+
+def fast_feed(
+    app: web.Application, key_of: FeedKey
+) -> Callable[[web.BaseRequest, Mapping[str, str]], web.Response | None]:
+    """A feed's kept answer before routing (forge_common.fast_path, routes.py): what `_serve`
+    answers from the cache, without the router and middleware chain."""
+
+    def answer(request: web.BaseRequest, match: Mapping[str, str]) -> web.Response | None:
+        # an update key makes the URLs inside the answer this caller's own: never shared
+        if request.rel_url.raw_query_string and names_key(request):
+            return None
+        return kept_response(app, request, match, _cache_key(key_of(match, request)))
+
+    return answer
+
+
+async def _serve(request: web.Request, key_of: FeedKey, build: Build) -> web.Response:
+    """The prepared answer under the route's key, or `build` it; a str from `build` is a URL to
+    redirect to (an uploaded file, served as is)."""
+    cache_key = _cache_key(key_of(request.match_info, request))
     resolved = await resolve(request)
     releases = await repo_releases(request.app, resolved.ref.repo_id)
     keyed = signed(request)
-    answer = None if keyed else releases.answers.get(cache_key)
+    cache = request.app[RELEASE_CACHE]
+    answer = None if keyed else cache.kept(releases, cache_key)
     if answer is None:
         ref = resolved.ref
 
@@ -68,7 +88,7 @@ async def _serve(request: web.Request, key: str, build: Build) -> web.Response:
             )
         answer = built
         if not keyed:
-            request.app[RELEASE_CACHE].remember_answer(releases, cache_key, answer)
+            cache.remember_answer(releases, cache_key, answer)
     request.app[INSIGHTS].answered(resolved.ref.repo_id, cache_key, answer.body)
     return answer.respond(request, resolved.public)
 
@@ -85,9 +105,30 @@ def _text(text: str | None, content_type: str) -> Answer:
     return Answer(200, body, etag_of(body), content_type)
 
 
+def _channel(request: web.BaseRequest) -> str:
+    return request.query.get("channel") or STABLE
+
+
+def _key(template: str, *, channel: bool = False) -> FeedKey:
+    """A route's key: `template` filled from the path's variable parts, then the channel."""
+    if not channel:
+        return lambda match, request: template.format_map(match)
+    return lambda match, request: f"{template.format_map(match)} {_channel(request)}"
+
+
+# What each feed's answer depends on besides the repository. The update.electronjs.org shape is
+# keyed by the path as written: a repeated check is answered before any parsing.
+mac_key = _key("mac {arch} {version}")
+electronjs_windows_key = _key("win {arch}")
+squirrel_key = _key("squirrel {arch}", channel=True)
+yml_key = _key("yml {file}")
+tauri_key = _key("tauri {target} {arch} {current_version}", channel=True)
+tauri_json_key = _key("tauri-json", channel=True)
+
+
 async def squirrel_mac(request: web.Request) -> web.Response:
     """GET /{owner}/{repo}/darwin-{arch}/{version}: Squirrel.Mac JSON (200) or 204."""
-    raw_arch, raw_version = request.match_info["arch"], request.match_info["version"]
+    raw_version = request.match_info["version"]
 
     def build(releases: RepoReleases, link: Callable[[Release, Asset], str]) -> Answer:
         current = parse_version(raw_version)
@@ -100,8 +141,7 @@ async def squirrel_mac(request: web.Request) -> web.Response:
         body = dumps(found)
         return Answer(200, body, etag_of(body))
 
-    # keyed by the path as written: a repeated check is answered before any parsing
-    return await _serve(request, f"mac {raw_arch} {raw_version}", build)
+    return await _serve(request, mac_key, build)
 
 
 def _windows_feed(request: web.Request, channel: str) -> Build:
@@ -117,17 +157,13 @@ def _windows_feed(request: web.Request, channel: str) -> Build:
 async def electronjs_windows(request: web.Request) -> web.Response:
     """GET /{owner}/{repo}/win32-{arch}/{version}/RELEASES: the stable Squirrel.Windows feed
     (the client decides from RELEASES; the version in the path is not needed)."""
-    return await _serve(
-        request, f"win {request.match_info['arch']}", _windows_feed(request, STABLE)
-    )
+    return await _serve(request, electronjs_windows_key, _windows_feed(request, STABLE))
 
 
 async def squirrel_windows(request: web.Request) -> web.Response:
     """GET .../releases/feeds/squirrel/{arch}/RELEASES?channel=: RELEASES of one architecture.
     Squirrel appends `id`, `localVersion` and `arch` to the query: only `channel` matters."""
-    channel = request.query.get("channel") or STABLE
-    key = f"squirrel {request.match_info['arch']} {channel}"
-    return await _serve(request, key, _windows_feed(request, channel))
+    return await _serve(request, squirrel_key, _windows_feed(request, _channel(request)))
 
 
 async def electron_yml(request: web.Request) -> web.Response:
@@ -136,9 +172,9 @@ async def electron_yml(request: web.Request) -> web.Response:
     itself is answered with a redirect to it (served as uploaded). Any other name is a file a yml
     named relative to the feed: a redirect to its download (feeds/named_files.py)."""
     name = request.match_info["file"]
-    wanted = electron.parse_file_name(name)
+    wanted = parse_file_name(name)
     if wanted is None:
-        return await _serve(request, f"file {name}", _named_file(name))
+        return await _serve(request, _named_file_key, _named_file(name))
 
     def build(releases: RepoReleases, link: Callable[[Release, Asset], str]) -> Answer | str:
         for version, release in newest_first(releases, wanted.channel):
@@ -152,7 +188,11 @@ async def electron_yml(request: web.Request) -> web.Response:
                 return Answer(200, body, etag_of(body), YAML)
         raise NoReleasesFound()
 
-    return await _serve(request, f"yml {name}", build)
+    return await _serve(request, yml_key, build)
+
+
+def _named_file_key(match: Mapping[str, str], request: web.BaseRequest) -> str:
+    return f"file {match['file']}"
 
 
 def _named_file(name: str) -> Build:
@@ -179,7 +219,7 @@ async def tauri_dynamic(request: web.Request) -> web.Response:
     target, arch, raw_version = match["target"], match["arch"], match["current_version"]
     if target not in tauri.TARGETS:
         raise NoReleasesFound()
-    channel = request.query.get("channel") or STABLE
+    channel = _channel(request)
 
     async def build(releases: RepoReleases, link: Callable[[Release, Asset], str]) -> Answer:
         current = parse_version(raw_version)
@@ -192,12 +232,12 @@ async def tauri_dynamic(request: web.Request) -> web.Response:
         body = dumps(found)
         return Answer(200, body, etag_of(body))
 
-    return await _serve(request, f"tauri {target} {arch} {raw_version} {channel}", build)
+    return await _serve(request, tauri_key, build)
 
 
 async def tauri_static(request: web.Request) -> web.Response:
     """GET .../releases/feeds/tauri/latest.json?channel=: the static form with `platforms`."""
-    channel = request.query.get("channel") or STABLE
+    channel = _channel(request)
 
     async def build(releases: RepoReleases, link: Callable[[Release, Asset], str]) -> Answer:
         candidates = fully_rolled_out(newest_first(releases, channel))
@@ -207,4 +247,4 @@ async def tauri_static(request: web.Request) -> web.Response:
         body = dumps(found)
         return Answer(200, body, etag_of(body))
 
-    return await _serve(request, f"tauri-json {channel}", build)
+    return await _serve(request, tauri_json_key, build)

@@ -3,13 +3,14 @@
 uploaded electron-builder yml (`url: MyApp-Setup-1.2.0.exe`) makes it ask for
 `.../feeds/electron/MyApp-Setup-1.2.0.exe`, `?key=` kept. Such a name is found among the
 published releases, newest first: the exact name, else the same name spelled with dashes or dots
-where the stored one has spaces (publish/loose_names.py).
+where the stored one has spaces (forge_common/asset_names.py).
 """
 
 from __future__ import annotations
 
+from forge_common.asset_names import loose_key
+
 from ..models import Asset, Release
-from ..publish.loose_names import loose_key
 from ..read.cache import RepoReleases
 
 

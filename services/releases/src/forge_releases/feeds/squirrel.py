@@ -12,11 +12,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import semver
+from forge_common.asset_match import DARWIN, WINDOWS, best
 from forge_common.render import rfc3339
 
 from ..models import Asset, Release
 from .channels import staged
-from .match import DARWIN, WINDOWS, best
 
 FULL = ("-full.nupkg",)
 DELTA = ("-delta.nupkg",)

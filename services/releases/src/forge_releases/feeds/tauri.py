@@ -12,10 +12,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import semver
+from forge_common.asset_match import DARWIN, LINUX, WINDOWS, canonical_arch, ranked
 from forge_common.render import rfc3339
 
 from ..models import Asset, Release
-from .match import DARWIN, LINUX, WINDOWS, canonical_arch, ranked
 from .signatures import companion
 
 Link = Callable[[Release, Asset], str]

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode
 
 import orjson
+from forge_common.asset_match import canonical_arch, facts, parse_file_name
+from forge_common.versions import parse_version
 
-from ..feeds.electron import parse_file_name
-from ..feeds.match import canonical_arch, facts
-from ..read.update import STABLE, parse_version
+from ..read.update import STABLE
 
 OTHER = "other"
 # the platforms the check's table knows (read/update.py), in the feeds' words

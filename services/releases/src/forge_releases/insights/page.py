@@ -12,10 +12,10 @@ from typing import Any
 from aiohttp import web
 from forge_common.keys import SETTINGS
 from forge_common.pages import page, page_response
+from forge_common.versions import parse_version
 
 from ..models import Release
-from ..read.candidates import repo_releases
-from ..read.update import parse_version
+from ..read.update_check import repo_releases
 from ..urls import repo_url
 from .charts import Chart, series_chart, share_chart
 from .handlers import insights_reader, read_insights

@@ -25,10 +25,9 @@ import asyncpg
 from aiohttp import web
 from forge_common.keys import DB_POOL, SETTINGS
 
-from ..read.candidates import repo_releases
 from ..read.resolve import lookup
 from ..read.update import STABLE, UpdateQuery
-from ..read.update_answer import prepare_answer
+from ..read.update_check import prepare_answer, repo_releases
 from . import queries
 from .counter import Hour, rows_of
 from .dimensions import Defaults

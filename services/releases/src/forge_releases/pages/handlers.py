@@ -3,7 +3,7 @@
 
 Each page is the matching API call laid out as HTML: the same resolution and access rules
 (read/resolve.py), the same queries (read/handlers.py `list_page`, `find_release`) and the
-update check's cached candidates and asset table (read/candidates.py, read/update.py), rendered
+update check's cached candidates and asset table (read/update_check.py, read/update.py), rendered
 through the API's own JSON renderer (read/render.py). A page never shows more than that call.
 """
 
@@ -13,13 +13,12 @@ from functools import partial
 from typing import Any
 
 import aiohttp_jinja2
-from aiohttp import hdrs, web
-from forge_common.auth import viewer_of
+from aiohttp import web
+from forge_common.auth import is_anonymous
 from forge_common.conditional import etag_of
 from forge_common.csrf import set_pre_session_cookie
 from forge_common.keys import SETTINGS
 from forge_common.pages import mark_page, page, page_context, page_headers, page_response
-from forge_common.sessions import has_session_cookie
 
 from ..access_keys.grant import names_key
 from ..access_keys.signed_urls import handed_out_url
@@ -30,11 +29,10 @@ from ..errors import NoReleasesFound
 from ..keys import DOWNLOAD_COUNTER, RELEASE_CACHE
 from ..models import Release, Resolved
 from ..read import render
-from ..read.cache import RepoEntry
-from ..read.candidates import repo_releases
 from ..read.handlers import find_release, list_page
 from ..read.resolve import resolve
 from ..read.update import STABLE
+from ..read.update_check import repo_releases
 from ..urls import repo_url
 from .cache import PAGE_CACHE, KeptPage, PageKey
 from .offers import newest_with_build, offered
@@ -181,12 +179,11 @@ def _page_key(request: web.Request, repo_id: int, target: Target | None) -> Page
 def _kept_download_page(request: web.Request) -> web.Response | None:
     """The hot path, with no await and no query (like the update check's): an anonymous visit
     of a public repository whose candidates and page are both kept. None: take the full path."""
-    if hdrs.AUTHORIZATION in request.headers or names_key(request) or has_session_cookie(request):
-        return None  # a key is checked on the full path, as the update check does; a signed-in
-        # visitor's page names them
+    if names_key(request):
+        return None  # a key is checked on the full path, as the update check does
     match = request.match_info
-    entry = request.app[RELEASE_CACHE].get_name((match["owner"], match["repo"]))
-    if not isinstance(entry, RepoEntry) or entry.for_anonymous is None:
+    entry = request.app[RELEASE_CACHE].readable_by_anyone(request, match["owner"], match["repo"])
+    if entry is None:
         return None
     candidates = request.app[RELEASE_CACHE].get_repo(entry.ref.repo_id)
     if candidates is None:
@@ -235,7 +232,7 @@ async def _download_page(request: web.Request) -> web.StreamResponse:
     headers = page_headers(request, public=resolved.public, extra=HINT_HEADERS)
     headers.update({"Content-Type": "text/html; charset=utf-8", "ETag": etag_of(body)})
     kept = KeptPage(body, headers)
-    if resolved.public and viewer_of(request) is None and not has_session_cookie(request):
+    if resolved.public and is_anonymous(request):
         key = _page_key(request, resolved.ref.repo_id, target)
         request.app[PAGE_CACHE].put(key, candidates, kept)
     response = kept.respond(request)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..feeds.match import best
+from forge_common.asset_match import best
+
 from ..models import Asset, Release
 from .platforms import Target
 

@@ -19,7 +19,7 @@ from forge_common.db import Queryable
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.pages import page, page_response
 
-from ..read.candidates import repo_releases
+from ..read.update_check import repo_releases
 from ..urls import repo_url, segment
 
 LIMIT = 50  # of each list: the start page is a door, not a directory

@@ -4,7 +4,7 @@ The body is read from `request.content` chunk by chunk (never `request.read()`, 
 limit does not apply and the file is never held in memory) and written to a storage.BlobWriter,
 which hashes while writing. aiohttp stops reading the socket while its small buffer is full, so a
 fast client cannot fill our memory. Chunks are handed to the writer about 1 MiB at a time (the
-folder backend writes and hashes in a thread, the S3 backend sends a part every 8 MiB), so the
+folder backend writes and hashes in a thread, the S3 backend sends a part every 5 MiB), so the
 event loop keeps serving other requests during a large upload.
 
 The size limit is checked against Content-Length before anything is read, and again while

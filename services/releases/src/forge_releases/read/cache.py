@@ -1,4 +1,7 @@
-"""The in-process cache behind the update check: name resolution and candidate releases.
+"""The in-process cache behind the update check: name resolution, candidate releases and the
+answers prepared from them (`Answer`, down to the bytes sent), and the one lookup of a kept answer
+(`ReleaseCache.kept`) that the update check, the feeds and the list share, before routing
+(forge_common.fast_path) and after.
 
 Entries are dropped when PostgreSQL says the data changed (NOTIFY on `CHANNEL`, heard through the
 process's one LISTEN connection, forge_common.notifications; subscribed in lifecycle.py), so every
@@ -20,14 +23,67 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
+from aiohttp import hdrs, web
 from forge_common.access import Access
+from forge_common.auth import is_anonymous
+from forge_common.conditional import none_match
 
+from ..httpcache import MICRO_CACHE_UNTIL, cache_headers, micro_cache_until
 from ..models import Release, RepoRef, Resolved
-from .update_answer import Answer
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What the update check (or another read, read/handlers.py) sends: 204 (body empty) or 200
+    with these exact bytes, with the headers for public and for private data prepared once;
+    `headers` are added to both (X-Total-Count, Link)."""
+
+    status: int
+    body: bytes = b""
+    etag: str = ""
+    content_type: str = "application/json"
+    headers: Mapping[str, str] = field(default_factory=dict)
+    public_headers: dict[str, str] = field(init=False)
+    private_headers: dict[str, str] = field(init=False)
+    # the public headers with X-Accel-Expires for the second in [0], remade once a second: a
+    # copy per answer would cost the update check more than the cache saves
+    _this_second: list[Any] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        extra = {**self.headers}
+        if self.body:
+            extra.update({"ETag": self.etag, "Content-Type": self.content_type})
+        object.__setattr__(self, "public_headers", {**cache_headers(True), **extra})
+        object.__setattr__(self, "private_headers", {**cache_headers(False), **extra})
+        object.__setattr__(self, "_this_second", [0, self.public_headers])
+
+    def respond(self, request: web.BaseRequest, public: bool) -> web.Response:
+        headers = self.public_headers if public else self.private_headers
+        # the header test first: the hot path never parses an absent If-None-Match
+        if self.etag and hdrs.IF_NONE_MATCH in request.headers and none_match(request, self.etag):
+            return web.Response(
+                status=304, headers={k: v for k, v in headers.items() if k != "Content-Type"}
+            )
+        if public:  # what nginx's micro-cache may keep: until this second ends
+            headers = self._kept_until_this_second_ends()
+        return web.Response(status=self.status, body=self.body or None, headers=headers)
+
+    def _kept_until_this_second_ends(self) -> dict[str, str]:
+        """The public headers with `X-Accel-Expires` (httpcache.micro_cache_until) for now."""
+        now = int(time.time())
+        if self._this_second[0] != now:
+            headers = {**self.public_headers, MICRO_CACHE_UNTIL: micro_cache_until(now)}
+            self._this_second[:] = [now, headers]
+        kept: dict[str, str] = self._this_second[1]
+        return kept
+
+
+NO_UPDATE = Answer(204)
 
 
 class _Missing(Enum):
@@ -128,6 +184,27 @@ class ReleaseCache:
 
     def get_repo(self, repo_id: int) -> RepoReleases | None:
         return self._repos.get(repo_id) if self.enabled else None
+
+    def readable_by_anyone(
+        self, request: web.BaseRequest, owner: str, repo: str
+    ) -> RepoEntry | None:
+        """The cached repository `{owner}/{repo}` when `request` is anonymous
+        (`forge_common.auth.is_anonymous`) and an anonymous caller may read it; None: resolve it
+        the full way (read/resolve.py). No await: the answers given before routing start here."""
+        if not is_anonymous(request):
+            return None
+        entry = self.get_name((owner, repo))
+        if not isinstance(entry, RepoEntry) or entry.for_anonymous is None:
+            return None
+        return entry
+
+    def kept(self, releases: RepoReleases, key: str) -> Answer | None:
+        """The one lookup of a kept answer (the update check's under its raw query string, a
+        feed's under its own key), before routing and after."""
+        answer = releases.answers.get(key)
+        if answer is not None:
+            self.hits += 1
+        return answer
 
     def put_repo(self, repo_id: int, releases: RepoReleases, token: int) -> None:
         if not self.enabled or token != self._version:

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from functools import partial
 from urllib.parse import urlencode
 
-from aiohttp import hdrs, web
+from aiohttp import web
 from forge_common.access import Access
+from forge_common.auth import is_anonymous
 from forge_common.conditional import etag_of
 from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL, SETTINGS
@@ -21,10 +22,10 @@ from ..keys import DOWNLOAD_COUNTER, RELEASE_CACHE
 from ..models import Release, Resolved
 from ..urls import api_releases_url
 from . import queries, render
+from .cache import Answer
 from .params import Page, flag, page_of, storable_tag
-from .resolve import kept_for_anonymous, resolve
+from .resolve import resolve
 from .update import STABLE
-from .update_answer import Answer
 
 # Who sees drafts: list rule 4 says administrators (`drafts=true`); a draft fetched by id or tag
 # is shown to whoever may publish releases (write), so a publisher can read back a draft.
@@ -158,9 +159,8 @@ async def kept_list(
     anonymous caller's page of public releases is kept for a second, by API shape and query
     string (the compat APIs' lists share it, compat/handlers.py)."""
     cache = request.app[RELEASE_CACHE]
-    # anonymous (no header: the middleware set no viewer) and public: every such caller gets
-    # the same page for the same query string
-    shared = resolved.public and hdrs.AUTHORIZATION not in request.headers
+    # anonymous and public: every such caller gets the same page for the same query string
+    shared = resolved.public and is_anonymous(request)
     key = f"{shape}?{request.rel_url.raw_query_string}"  # as `fast_list` looks it up
     if not shared:
         answer, drafts = await page()
@@ -183,10 +183,11 @@ def fast_list(
     answers an anonymous caller of a repository they may read, without the router and
     middleware chain. A query naming an update key is never kept (its resolution is not public),
     so it is never found here either."""
-    entry = kept_for_anonymous(app, request, match["owner"], match["repo"])
+    cache = app[RELEASE_CACHE]
+    entry = cache.readable_by_anyone(request, match["owner"], match["repo"])
     if entry is None:
         return None
-    kept = app[RELEASE_CACHE].get_list(entry.ref.repo_id, f"v2?{request.rel_url.raw_query_string}")
+    kept = cache.get_list(entry.ref.repo_id, f"v2?{request.rel_url.raw_query_string}")
     return kept.respond(request, True) if kept is not None else None
 
 

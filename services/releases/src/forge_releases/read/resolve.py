@@ -23,7 +23,7 @@ response time tells the two apart.
 
 from __future__ import annotations
 
-from aiohttp import hdrs, web
+from aiohttp import web
 from forge_common import accounts
 from forge_common.access import Access, access_facts, decide, owner_visible
 from forge_common.auth import Viewer, viewer_of
@@ -76,22 +76,6 @@ async def _lookup(app: web.Application, owner: str, repo: str) -> RepoEntry | No
         anonymous = decide(facts, None, release_api=True) if visible else Access.NONE
         entry = RepoEntry(ref, anonymous, owner_visible_to_anonymous=visible)
     cache.put_name(key, entry, token)
-    return entry
-
-
-def kept_for_anonymous(
-    app: web.Application, request: web.BaseRequest, owner: str, repo: str
-) -> RepoEntry | None:
-    """The cached repository `{owner}/{repo}`, when this request is anonymous (no token) and
-    an anonymous caller may read it; None: resolve it the full way. The kept answers of the
-    update check and the list (update_check.py, handlers.py) start here, with no await."""
-    # The auth middleware sets a viewer exactly when this header is present; testing the header
-    # is cheaper than the request-state lookup, which raises KeyError for anonymous callers.
-    if hdrs.AUTHORIZATION in request.headers:
-        return None
-    entry = app[RELEASE_CACHE].get_name((owner, repo))
-    if not isinstance(entry, RepoEntry) or entry.for_anonymous is None:
-        return None
     return entry
 
 

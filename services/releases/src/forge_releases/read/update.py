@@ -1,6 +1,6 @@
 """The update check's choice (docs/releases.md "Update check rules", GET .../releases/update) as
 pure functions of the candidate releases and the query: `decide_update` picks the release and the
-asset, or none. Nothing here builds a response: update_answer.py turns the choice into the bytes
+asset, or none. Nothing here builds a response: update_check.py turns the choice into the bytes
 sent.
 """
 
@@ -8,65 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
 
 import semver
+from forge_common.asset_match import match_asset
+from forge_common.versions import parse_version
 
 from ..models import Asset, Release
 
-# The asset suffix table of docs/releases.md, verbatim:
-# (platform values, arm64 patterns, any-other-arch patterns).
-_DARWIN = (
-    ("arm64.zip", "darwin-arm64.zip", "macos-arm64.zip", "osx-arm64.zip", "universal.zip", ".zip"),
-    (
-        "x64.zip",
-        "darwin-x64.zip",
-        "macos-x64.zip",
-        "osx-x64.zip",
-        "intel.zip",
-        "universal.zip",
-        ".zip",
-    ),
-)
-_WINDOWS = (
-    ("arm64.exe", "win-arm64.exe", "windows-arm64.exe", "setup-arm64.exe"),
-    ("x64.exe", "win-x64.exe", "windows-x64.exe", "setup-x64.exe", "setup.exe", ".exe"),
-)
-_LINUX = (
-    (
-        "arm64.appimage",
-        "linux-arm64.appimage",
-        "aarch64.appimage",
-        "arm64.deb",
-        "arm64.rpm",
-    ),
-    (
-        "x86_64.appimage",
-        "linux-x64.appimage",
-        "amd64.appimage",
-        "amd64.deb",
-        "x86_64.rpm",
-        ".appimage",
-        ".deb",
-    ),
-)
-ASSET_PATTERNS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "darwin": _DARWIN,
-    "macos": _DARWIN,
-    "windows": _WINDOWS,
-    "win32": _WINDOWS,
-    "linux": _LINUX,
-}
 WINDOWS_PLATFORMS = frozenset({"windows", "win32"})
 STABLE = "stable"
-
-
-class _Named(Protocol):
-    @property
-    def name(self) -> str: ...
-
-
-T = TypeVar("T", bound=_Named)  # an Asset, or a bare file name holder (`forge release publish`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,15 +31,6 @@ class BadVersion(ValueError):
     """Rule 1: the requested version is not a semantic version."""
 
 
-def parse_version(text: str) -> semver.Version | None:
-    """Strict SemVer 2.0 after removing one leading `v` (docs/releases.md); None when it does not
-    parse."""
-    try:
-        return semver.Version.parse(text.removeprefix("v"))
-    except (ValueError, TypeError):
-        return None
-
-
 def newest_release(releases: Sequence[Release], current: semver.Version) -> Release | None:
     """Rule 4: among candidates whose tag parses, the highest strictly greater than `current`
     (the first in list order among equal versions)."""
@@ -101,20 +42,6 @@ def newest_release(releases: Sequence[Release], current: semver.Version) -> Rele
         if best is None or version > best[0]:
             best = (version, release)
     return best[1] if best else None
-
-
-def match_asset(assets: Sequence[T], platform: str, arch: str) -> T | None:
-    """Rules 6-7: the first pattern that matches any asset wins; within it, the first asset."""
-    table = ASSET_PATTERNS.get(platform)
-    if table is None:
-        return None
-    patterns = table[0] if arch == "arm64" else table[1]
-    lowered = [(asset.name.lower(), asset) for asset in assets]
-    for pattern in patterns:
-        for name, asset in lowered:
-            if name.endswith(pattern):
-                return asset
-    return None
 
 
 def windows_urls(assets: Sequence[Asset]) -> tuple[Asset | None, Asset | None]:

@@ -1,72 +1,68 @@
 """GET .../releases/update, the hot path: desktop applications call it on every start.
 
-A repeated check of a cached repository is answered from prepared bytes (update_answer.py), found
-by the raw query string, without any query; otherwise the candidates come from the cache or the
-database (candidates.py) and the choice from update.py.
+Read in this order: `fast_update_check` answers a repeated check before routing
+(forge_common.fast_path) from the answer kept under its raw query string (`kept_response`, with no
+await and no query); anything else is routed through the middleware to `update_check`, which
+resolves the repository (resolve.py), takes its candidates from the cache or the database
+(`repo_releases`), looks the same kept answer up (`ReleaseCache.kept`, cache.py), and otherwise
+decides (update.py, the rules as pure functions) and prepares the answer down to its bytes
+(`prepare_answer`), which the cache keeps. The target that justifies the fast lane is in
+docs/decisions.md "The update check".
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import partial
+from typing import Any
 
 from aiohttp import web
-from forge_common.keys import SETTINGS
+from forge_common.conditional import etag_of
+from forge_common.keys import DB_POOL, SETTINGS
+from forge_common.render import dumps, rfc3339
 
 from ..access_keys.grant import names_key
 from ..access_keys.signed_urls import handed_out_url, signed
 from ..errors import InvalidVersion
 from ..keys import INSIGHTS, RELEASE_CACHE
-from ..models import RepoRef
-from .cache import RepoReleases
-from .candidates import repo_releases
+from ..models import Asset, Release, RepoRef
+from ..urls import download_url
+from . import queries
+from .cache import NO_UPDATE, Answer, RepoReleases
 from .render import UrlMap, unchanged
-from .resolve import kept_for_anonymous, resolve
-from .update import STABLE, BadVersion, UpdateQuery
-from .update_answer import Answer, prepare_answer
-
-
-def cached_answer(request: web.Request, key: str) -> web.Response | None:
-    """The hot path, with no await and no query: an anonymous request for public data whose
-    repository and answer (under `key`) are both cached. None: take the full path. The update
-    feeds (feeds/handlers.py) share it."""
-    match = request.match_info
-    return prepared_answer(request.app, request, match["owner"], match["repo"], key)
-
-
-def prepared_answer(
-    app: web.Application, request: web.BaseRequest, owner: str, repo: str, key: str
-) -> web.Response | None:
-    """`cached_answer` for a request that may not be routed yet (`fast_update_check`)."""
-    entry = kept_for_anonymous(app, request, owner, repo)
-    if entry is None:
-        return None
-    cache = app[RELEASE_CACHE]
-    releases = cache.get_repo(entry.ref.repo_id)
-    if releases is None:
-        return None
-    answer = releases.answers.get(key)
-    if answer is None:
-        return None
-    cache.hits += 1
-    app[INSIGHTS].checked(entry.ref.repo_id, key, answer.body)
-    return answer.respond(request, True)
+from .resolve import resolve
+from .update import STABLE, WINDOWS_PLATFORMS, BadVersion, UpdateQuery, decide_update, windows_urls
 
 
 def fast_update_check(
     app: web.Application, request: web.BaseRequest, match: Mapping[str, str]
 ) -> web.Response | None:
-    """The update check's kept answer before routing (forge_common.fast_path, routes.py): what
-    `update_check` answers from `cached_answer`, without the router and middleware chain."""
-    return prepared_answer(
-        app, request, match["owner"], match["repo"], request.rel_url.raw_query_string
-    )
+    """The update check's kept answer before routing (forge_common.fast_path, routes.py)."""
+    return kept_response(app, request, match, request.rel_url.raw_query_string)
+
+
+def kept_response(
+    app: web.Application, request: web.BaseRequest, match: Mapping[str, str], key: str
+) -> web.Response | None:
+    """The answer kept under `key` for the repository of `match` (`owner`, `repo`), for an
+    anonymous caller of a repository anyone may read, with no await; None: take the full path.
+    What the update check and the feeds (feeds/handlers.py) give before routing."""
+    cache = app[RELEASE_CACHE]
+    entry = cache.readable_by_anyone(request, match["owner"], match["repo"])
+    if entry is None:
+        return None
+    releases = cache.get_repo(entry.ref.repo_id)
+    if releases is None:
+        return None
+    answer = cache.kept(releases, key)
+    if answer is None:
+        return None
+    app[INSIGHTS].checked(entry.ref.repo_id, key, answer.body)  # counted: docs/insights.md
+    return answer.respond(request, True)
 
 
 async def update_check(request: web.Request) -> web.Response:
-    """GET .../releases/update (update rules 1-9): from a prepared answer when there is one."""
-    if (cached := cached_answer(request, request.rel_url.raw_query_string)) is not None:
-        return cached
+    """GET .../releases/update (update rules 1-9): from a kept answer when there is one."""
     resolved = await resolve(request)
     releases = await repo_releases(request.app, resolved.ref.repo_id)
     if signed(request):
@@ -79,17 +75,29 @@ async def update_check(request: web.Request) -> web.Response:
         )
         return own.respond(request, False)
     raw_query = request.rel_url.raw_query_string
-    answer = releases.answers.get(raw_query)
+    cache = request.app[RELEASE_CACHE]
+    answer = cache.kept(releases, raw_query)
     if answer is None:
         answer = _prepare(request, resolved.ref, releases)
         if not names_key(request):
-            # the hot path serves a kept answer to anyone sending this query without a token: it
-            # must never skip the key check (a token's request with `&key=junk`, say)
-            request.app[RELEASE_CACHE].remember_answer(releases, raw_query, answer)
-    else:
-        request.app[RELEASE_CACHE].hits += 1
+            # the fast lane serves a kept answer to anyone sending this query without a token:
+            # it must never skip the key check (a token's request with `&key=junk`, say)
+            cache.remember_answer(releases, raw_query, answer)
     request.app[INSIGHTS].answered(resolved.ref.repo_id, raw_query, answer.body)
     return answer.respond(request, resolved.public)
+
+
+async def repo_releases(app: web.Application, repo_id: int) -> RepoReleases:
+    """A repository's update-check candidates, from the cache or (on a miss) the database."""
+    cache = app[RELEASE_CACHE]
+    cached = cache.get_repo(repo_id)
+    if cached is not None:
+        return cached
+    token = cache.token()
+    stable, everything = await queries.candidates(app[DB_POOL], repo_id)
+    loaded = RepoReleases(tuple(stable), tuple(everything))
+    cache.put_repo(repo_id, loaded, token)
+    return loaded
 
 
 def _prepare(
@@ -115,3 +123,55 @@ def _prepare(
         )
     except BadVersion:
         raise InvalidVersion(check.version) from None
+
+
+def prepare_answer(
+    app_url: str,
+    owner: str,
+    repo: str,
+    stable: Sequence[Release],
+    everything: Sequence[Release],
+    query: UpdateQuery,
+    url_for: UrlMap = unchanged,
+) -> Answer:
+    """The whole check, down to the bytes sent (update rules 8-9 give the body). Raises
+    BadVersion."""
+    found = decide_update(stable, everything, query)
+    if found is None:
+        return NO_UPDATE
+    release, asset = found
+    body = dumps(update_body(app_url, owner, repo, release, asset, query.platform, url_for))
+    return Answer(200, body, etag_of(body))
+
+
+def update_body(
+    app_url: str,
+    owner: str,
+    repo: str,
+    release: Release,
+    asset: Asset,
+    platform: str,
+    url_for: UrlMap = unchanged,
+) -> dict[str, Any]:
+    """Rules 8-9: the AppUpdateResponse; `mandatory` and empty platform members are omitted.
+    Every URL goes through `url_for` (signed for update keys: access_keys/signed_urls.py)."""
+
+    def url(name: str) -> str:
+        return url_for(download_url(app_url, owner, repo, release.tag, name))
+
+    info: dict[str, Any] = {}
+    if platform in WINDOWS_PLATFORMS:
+        releases_file, nupkg = windows_urls(release.assets)
+        if releases_file is not None:
+            info["releases_url"] = url(releases_file.name)
+        if nupkg is not None:
+            info["nupkg_url"] = url(nupkg.name)
+    if asset.size:
+        info["size"] = asset.size
+    return {
+        "url": url(asset.name),
+        "name": release.tag,
+        "notes": release.note,
+        "pub_date": rfc3339(release.created_at),
+        "platform": info,
+    }

@@ -1,1 +1,0 @@
-"""HTTP handlers: parse the request, call the operation, render the answer."""

@@ -1,0 +1,254 @@
+"""pytest fixtures for every package: a throwaway PostgreSQL cluster for the whole run, a
+migrated template database, and a fresh database cloned from it for each test (fast clean state).
+
+Set TEST_DATABASE_URL to use an existing server instead (its user must be able to create databases).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+import pytest
+from forge_common.config import Settings
+from forge_common.db import connect
+from forge_common.embedded_pg import EmbeddedPostgres
+from forge_common.migrations import migrate
+from forge_common.service import WorldIds, all_migrations, installed_services
+from forge_common.world import load_world
+
+T = TypeVar("T")
+TEMPLATE = "forge_template"
+_counter = itertools.count()
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine from sync fixture code without touching the test's event loop."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+def with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+@pytest.fixture(autouse=True)
+def _restore_logging() -> Iterator[None]:
+    """`forge` commands run in a test configure the root logger; undo it after each test so
+    no test sees another's log handlers or level."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
+
+@pytest.fixture(scope="session")
+def pg_server_url() -> Iterator[str]:
+    """URL of the server's `postgres` database."""
+    existing = os.environ.get("TEST_DATABASE_URL")
+    if existing:
+        yield existing
+        return
+    folder = Path(tempfile.mkdtemp(prefix="forge-test-pg-"))
+    # throwaway data: no fsync, no full-page writes (forge dev keeps them on: durable=True)
+    server = EmbeddedPostgres(folder, database="postgres", durable=False)
+    try:
+        yield server.start()
+    finally:
+        server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+async def _create_template(server_url: str) -> None:
+    await _admin(server_url, f'DROP DATABASE IF EXISTS "{TEMPLATE}" WITH (FORCE)')
+    await _admin(server_url, f'CREATE DATABASE "{TEMPLATE}"')
+    conn = await connect(with_database(server_url, TEMPLATE))
+    try:
+        await migrate(conn, all_migrations(installed_services()))
+    finally:
+        await conn.close()
+
+
+@pytest.fixture(scope="session")
+def template_url(pg_server_url: str) -> str:
+    run_sync(_create_template(pg_server_url))
+    return with_database(pg_server_url, TEMPLATE)
+
+
+class DatabaseFactory:
+    """Clones the template for each test, one clone ahead, and drops used clones in the
+    background: a test waits for PostgreSQL only when it outruns the factory."""
+
+    def __init__(self, server_url: str) -> None:
+        self.server_url = server_url
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._thread.start()
+        self._admin: asyncpg.Connection[Any] | None = None
+        self._lock: asyncio.Lock | None = None
+        self._next: Future[str] | None = None
+        self._pending: list[Future[None]] = []
+
+    def _submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    async def _execute(self, sql: str) -> None:
+        # one admin connection, one statement at a time (clones and drops are queued)
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        async with self._lock:
+            if self._admin is None:
+                self._admin = await asyncpg.connect(self.server_url)
+            await self._admin.execute(sql)
+
+    async def _create(self) -> str:
+        name = f"forge_test_{os.getpid()}_{next(_counter)}"
+        await self._execute(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE}"')
+        return name
+
+    def acquire(self) -> str:
+        ready = self._next or self._submit(self._create())
+        name = ready.result(timeout=120)
+        self._next = self._submit(self._create())
+        return name
+
+    def release(self, name: str) -> None:
+        self._pending.append(self._submit(self._execute(f'DROP DATABASE "{name}" WITH (FORCE)')))
+
+    def close(self) -> None:
+        futures: list[Future[Any]] = [*self._pending, *([self._next] if self._next else [])]
+        for future in futures:
+            future.result(timeout=120)
+        if self._admin is not None:
+            self._submit(self._admin.close()).result(timeout=30)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=30)
+        self._loop.close()
+
+
+@pytest.fixture(scope="session")
+def database_factory(pg_server_url: str, template_url: str) -> Iterator[DatabaseFactory]:
+    factory = DatabaseFactory(pg_server_url)
+    yield factory
+    factory.close()
+
+
+@pytest.fixture
+def database_url(pg_server_url: str, database_factory: DatabaseFactory) -> Iterator[str]:
+    """A fresh, migrated, empty database for one test."""
+    name = database_factory.acquire()
+    try:
+        yield with_database(pg_server_url, name)
+    finally:
+        database_factory.release(name)
+
+
+def settings_for(database_url: str, storage_path: Path) -> Settings:
+    """Settings every test app uses: a fixed APP_URL and a server that is linux/x64, so update
+    checks without platform or arch answer the same on every machine."""
+    return Settings(
+        database_url=database_url,
+        app_url="http://forge.test/",
+        storage_path=storage_path,
+        server_os="linux",
+        server_arch="x64",
+    )
+
+
+@pytest.fixture
+def settings(database_url: str, tmp_path: Path) -> Settings:
+    return settings_for(database_url, tmp_path / "storage")
+
+
+@pytest.fixture
+async def db(database_url: str) -> Any:
+    conn = await connect(database_url)
+    yield conn
+    await conn.close()
+
+
+LoadWorld = Callable[[Mapping[str, Any]], Awaitable[WorldIds]]
+
+
+async def _load_into(settings: Settings, world: Mapping[str, Any]) -> WorldIds:
+    conn = await connect(settings.database_url)
+    try:
+        return await load_world(conn, world, list(installed_services().values()), settings)
+    finally:
+        await conn.close()
+
+
+@pytest.fixture
+def load(settings: Settings) -> LoadWorld:
+    """`await load({...world...})` loads a world file's content into the test's database."""
+
+    async def _load(world: Mapping[str, Any]) -> WorldIds:
+        return await _load_into(settings, world)
+
+    return _load
+
+
+@dataclass(frozen=True, slots=True)
+class SharedWorld:
+    settings: Settings
+    ids: WorldIds
+
+
+class WorldDatabases:
+    """Databases loaded once with a world and shared by the tests that only read it: cheaper
+    than a clone and a load per test. Each is dropped by `drop()` or at the end of the run."""
+
+    def __init__(self, server_url: str, storage_root: Path) -> None:
+        self.server_url = server_url
+        self.storage_root = storage_root
+        self._names: list[str] = []
+
+    def create(self, world: Mapping[str, Any]) -> SharedWorld:
+        name = f"forge_shared_{os.getpid()}_{next(_counter)}"
+        run_sync(_admin(self.server_url, f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE}"'))
+        self._names.append(name)
+        settings = settings_for(with_database(self.server_url, name), self.storage_root / name)
+        return SharedWorld(settings, run_sync(_load_into(settings, world)))
+
+    def drop(self, shared: SharedWorld) -> None:
+        name = urlsplit(shared.settings.database_url).path.lstrip("/")
+        self._names.remove(name)
+        run_sync(_admin(self.server_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+    def close(self) -> None:
+        for name in self._names:
+            run_sync(_admin(self.server_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        self._names.clear()
+
+
+async def _admin(server_url: str, sql: str) -> None:
+    conn = await asyncpg.connect(server_url)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+@pytest.fixture(scope="session")
+def world_databases(
+    pg_server_url: str, template_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[WorldDatabases]:
+    """`world_databases.create({...world...})`: a database with that world, shared by a module's
+    or the whole run's read-only tests (wrap it in a fixture of that scope)."""
+    databases = WorldDatabases(pg_server_url, tmp_path_factory.mktemp("shared-storage"))
+    yield databases
+    databases.close()
