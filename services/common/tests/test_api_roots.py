@@ -36,6 +36,8 @@ PAGES = {
     "/{owner}/{repo}/settings/tauri-key",
     "/-/console.js",
     "/{org}/settings/pins",
+    # a repository's insights for its admins and publishers (docs/insights.md)
+    "/{owner}/{repo}/insights",
 }
 
 
