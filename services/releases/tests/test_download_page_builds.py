@@ -97,3 +97,23 @@ async def test_release_pages_show_latest_digests_sizes_and_a_breadcrumb(
     download = _main(await (await client.get("/owner/app/download", headers=MAC_ARM)).text())
     assert "Spring update · v1.1.0" in download and "(v1.1.0)" not in download
     assert "Latest</span>" in download
+
+
+@pytest.mark.parametrize(
+    ("title", "named"),
+    [
+        ("MyApp 1.2.0", "MyApp"),
+        ("MyApp v1.2.0", "MyApp"),
+        ("My App - 1.2.0", "My App"),
+        ("v1.2.0", "app"),  # only the version: the repository's name
+        ("Autumn update", "app"),  # no version at its end: no product named
+    ],
+)
+async def test_the_download_page_names_the_product_as_its_releases_do(
+    make_client: Any, load: Any, title: str, named: str
+) -> None:
+    await load(one_repo([rel("v1.2.0", 1, "MyApp-1.2.0-arm64-mac.zip", title=title)]))
+    client = await make_client()
+    html = await (await client.get("/owner/app/download", headers=MAC_ARM)).text()
+    assert f"<title>Download {named} · Forge</title>" in html
+    assert f"<h1>Download {named}</h1>" in _main(html)

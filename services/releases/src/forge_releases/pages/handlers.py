@@ -35,7 +35,7 @@ from ..read.update import STABLE
 from ..read.update_check import repo_releases
 from ..urls import repo_url
 from .cache import PAGE_CACHE, KeptPage, PageKey
-from .offers import newest_with_build, offered
+from .offers import newest_with_build, offered, product_title
 from .platforms import HINT_HEADERS, TARGETS, Target, visitor_target
 
 
@@ -225,8 +225,9 @@ async def _download_page(request: web.Request) -> web.StreamResponse:
         "target": target,
         "mine": mine,
         "others": others,
+        "product": (product := product_title(repo["name"], release)),
         "og_url": f"{repo['url']}/download",
-        "og_description": f"Download {repo['name']} {release.tag}",
+        "og_description": f"Download {product} {release.tag}",
     }
     body = aiohttp_jinja2.render_string("releases/download.html", request, context).encode()
     headers = page_headers(request, public=resolved.public, extra=HINT_HEADERS)

@@ -37,3 +37,21 @@ def newest_with_build(releases: Sequence[Release], target: Target | None) -> Rel
             if offered(release, target) is not None:
                 return release
     return releases[0] if releases else None
+
+
+_TITLE_TAIL = " -_:,"
+
+
+def product_title(repo_name: str, release: Release) -> str:
+    """What the download page calls the product: the release's title without its version, as
+    publishers name releases ("Vault 7.7.7" or "Vault v7.7.7" for tag v7.7.7: "Vault"); the
+    repository's name when the title is empty, only the version, or does not end with it
+    ("Autumn update" names no product) (docs/pages.md)."""
+    title = release.title.strip()
+    for version in (release.tag, release.tag.removeprefix("v")):
+        if version and title.endswith(version):
+            title = title[: -len(version)].rstrip(_TITLE_TAIL)
+            break
+    else:
+        return repo_name
+    return title or repo_name
