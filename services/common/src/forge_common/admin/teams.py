@@ -5,6 +5,7 @@ Gitea; leaving the last team does not end the membership (Gitea's neither)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import asyncpg
 
@@ -104,18 +105,23 @@ async def add_team_member(
         await record(
             conn,
             "team.member.added",
-            {
-                "org_id": org.id,
-                "org": org.name,
-                "team_id": team.id,
-                "team": team.name,
-                "user_id": user.id,
-                "login": user.name,
-            },
+            _membership(org, team, user),
             actor_id=actor_id,
             org_id=org.id,
         )
     return bool(added)
+
+
+def _membership(org: Account, team: Team, user: Account) -> dict[str, Any]:
+    """The payload of `team.member.added` and `team.member.removed`."""
+    return {
+        "org_id": org.id,
+        "org": org.name,
+        "team_id": team.id,
+        "team": team.name,
+        "user_id": user.id,
+        "login": user.name,
+    }
 
 
 async def remove_team_member(
@@ -130,14 +136,7 @@ async def remove_team_member(
         await record(
             conn,
             "team.member.removed",
-            {
-                "org_id": org.id,
-                "org": org.name,
-                "team_id": team.id,
-                "team": team.name,
-                "user_id": user.id,
-                "login": user.name,
-            },
+            _membership(org, team, user),
             actor_id=actor_id,
             org_id=org.id,
         )

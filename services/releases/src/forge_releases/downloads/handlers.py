@@ -19,6 +19,7 @@ from forge_common.keys import DB_POOL
 from forge_common.sessions import attach_session, has_session_cookie
 
 from ..errors import AssetNotFound, ReleaseNotFound
+from ..models import Resolved
 from ..read import queries
 from ..read.handlers import DRAFT_READERS
 from ..read.params import storable_tag
@@ -31,13 +32,19 @@ def _bad_name(name: str) -> bool:
     return not name or "/" in name or ".." in name or "\x00" in name
 
 
-async def download(request: web.Request) -> web.StreamResponse:
+async def _asked(request: web.Request) -> tuple[str, Resolved]:
+    """The file name asked for and its repository, for the caller (a browser's session counts
+    here, as on the pages that link the file)."""
     name = request.match_info["name"]
     if _bad_name(name):
         raise AssetNotFound()
     if has_session_cookie(request):
         await attach_session(request)
-    resolved = await resolve(request)
+    return name, await resolve(request)
+
+
+async def download(request: web.Request) -> web.StreamResponse:
+    name, resolved = await _asked(request)
     tag = request.match_info["tag"]
     release = None
     if storable_tag(tag):
@@ -50,12 +57,7 @@ async def download(request: web.Request) -> web.StreamResponse:
 
 
 async def latest_download(request: web.Request) -> web.StreamResponse:
-    name = request.match_info["name"]
-    if _bad_name(name):
-        raise AssetNotFound()
-    if has_session_cookie(request):
-        await attach_session(request)
-    resolved = await resolve(request)
+    name, resolved = await _asked(request)
     stable = (await repo_releases(request.app, resolved.ref.repo_id)).stable
     if not stable:
         raise ReleaseNotFound()
