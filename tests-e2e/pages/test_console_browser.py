@@ -13,9 +13,7 @@ from __future__ import annotations
 import html
 import itertools
 import json
-import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +22,9 @@ import pytest
 from ..clients import conftest as clients
 from ..clients.conftest import run_node  # noqa: F401 (the fixture, used through `node`)
 from ..conftest import Stack
-from .test_pages_browser import AXE, CHROMIUM, CHROMIUM_ARGS, OUTPUT, WIDTHS, _axe_violations
+from .test_pages_browser import OUTPUT, WIDTHS, _axe_violations, browser
 
-playwright_sync = pytest.importorskip("playwright.sync_api")
+__all__ = ["browser"]  # the fixture, shared (test_pages_browser.py launches Chromium)
 
 MIB = 1024 * 1024
 PASSWORDS = {
@@ -90,21 +88,6 @@ CONSOLE_URLS = (
 # electron-updater puts an install at (last 4 bytes of its staging id) / 0xffffffff
 INSIDE = "3f2b8c1e-4d5a-4b6c-8d7e-9f0a00000001"  # ~0.0: inside 20%
 OUTSIDE = "3f2b8c1e-4d5a-4b6c-8d7e-9f0affffffff"  # 1.0: outside until 100%
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    """Debian's Chromium through Playwright, as test_pages_browser.py launches it."""
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.skip("chromium is not installed (make pages-tools installs it as root)")
-    if not AXE.exists():
-        pytest.skip("axe-core is not installed (make pages-tools runs npm ci)")
-    with playwright_sync.sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @pytest.fixture
@@ -171,9 +154,9 @@ def local(stack: Stack, url: str) -> str:
 
 
 def test_a_publisher_releases_stages_and_pulls_back_in_the_browser(
-    stack: Stack, chromium: Any, files: list[Path], node: clients.RunNode, tmp_path: Path
+    stack: Stack, browser: Any, files: list[Path], node: clients.RunNode, tmp_path: Path
 ) -> None:
-    page = signed_in(stack, chromium, "wes")
+    page = signed_in(stack, browser, "wes")
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     progress: dict[str, list[int]] = {}
@@ -278,9 +261,9 @@ def test_a_publisher_releases_stages_and_pulls_back_in_the_browser(
 
 
 def test_uploads_report_errors_per_file_and_can_be_cancelled(
-    stack: Stack, chromium: Any, files: list[Path], tmp_path: Path
+    stack: Stack, browser: Any, files: list[Path], tmp_path: Path
 ) -> None:
-    page = signed_in(stack, chromium, "wes")
+    page = signed_in(stack, browser, "wes")
     page.goto(f"{stack.base_url}{DESK}/releases/edit/v1.0.0")
     page.wait_for_selector("#attachment[multiple]", state="attached")
     taken = tmp_path / "Desk-1.0.0.AppImage"  # a name this release already has
@@ -312,8 +295,8 @@ def test_uploads_report_errors_per_file_and_can_be_cancelled(
     page.context.close()
 
 
-def test_an_owner_reorders_pins_and_the_overview_follows(stack: Stack, chromium: Any) -> None:
-    page = signed_in(stack, chromium, "olga")
+def test_an_owner_reorders_pins_and_the_overview_follows(stack: Stack, browser: Any) -> None:
+    page = signed_in(stack, browser, "olga")
     page.goto(stack.base_url + "acme/settings/pins")
     page.click("button[aria-label='Move desk down']")
     page.wait_for_url(re.compile(r"/acme/settings/pins\?done=saved$"))
@@ -327,9 +310,9 @@ def test_an_owner_reorders_pins_and_the_overview_follows(stack: Stack, chromium:
 
 @pytest.mark.parametrize(("name", "status"), [("rita", 403), ("stan", 404)])
 def test_readers_and_strangers_see_no_console(
-    stack: Stack, chromium: Any, name: str, status: int
+    stack: Stack, browser: Any, name: str, status: int
 ) -> None:
-    page = signed_in(stack, chromium, name)
+    page = signed_in(stack, browser, name)
     for path in ("releases", "releases/tag/v1.0.0"):
         reply = page.goto(f"{stack.base_url}{DESK}/{path}")
         assert reply is not None
@@ -345,10 +328,10 @@ def test_readers_and_strangers_see_no_console(
     page.context.close()
 
 
-def test_console_pages_are_accessible_at_both_widths(stack: Stack, chromium: Any) -> None:
+def test_console_pages_are_accessible_at_both_widths(stack: Stack, browser: Any) -> None:
     problems: list[str] = []
     for width in WIDTHS:
-        page = signed_in(stack, chromium, "wes", width)
+        page = signed_in(stack, browser, "wes", width)
         for name, path in [
             ("new", "releases/new"),
             ("edit", "releases/edit/v1.0.0"),
@@ -362,7 +345,7 @@ def test_console_pages_are_accessible_at_both_widths(stack: Stack, chromium: Any
             assert reply is not None and reply.status == 200, (name, reply.status)
             problems += check_page(page, name, width)
         page.context.close()
-        owner = signed_in(stack, chromium, "olga", width)
+        owner = signed_in(stack, browser, "olga", width)
         owner.goto(stack.base_url + "acme/settings/pins")
         problems += check_page(owner, "pins", width)
         owner.context.close()

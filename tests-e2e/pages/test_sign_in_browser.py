@@ -9,16 +9,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ..conftest import Stack
-from .test_pages_browser import AXE, CHROMIUM, CHROMIUM_ARGS, OUTPUT, _axe_violations
+from .test_pages_browser import OUTPUT, _axe_violations, browser
 
-playwright_sync = pytest.importorskip("playwright.sync_api")
+__all__ = ["browser"]  # the fixture, shared (test_pages_browser.py launches Chromium)
 
 PASSWORD = "bob-browser-password"
 WORLD = {
@@ -46,20 +45,6 @@ WORLD = {
     ],
 }
 PRIVATE_RELEASE = "acme/vault/releases/tag/v7.7.7"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.skip("chromium is not installed (make pages-tools installs it as root)")
-    if not AXE.exists():
-        pytest.skip("axe-core is not installed (make pages-tools runs npm ci)")
-    with playwright_sync.sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 def _sign_in(page: Any, stack: Stack, name: str, password: str) -> None:
