@@ -68,8 +68,8 @@ shared() {  # shared NAME: as `secret`, and a given value is kept in the volume 
 url_quoted() {  # url_quoted TEXT: TEXT percent-encoded for a URL's user, password or path
     case $1 in
         *[!A-Za-z0-9._~-]*)
-            printf '%s' "$1" | python -c \
-                'import sys, urllib.parse; print(urllib.parse.quote(sys.stdin.buffer.read(), safe=""), end="")' ;;
+            printf '%s' "$1" | python -c 'import sys, urllib.parse
+print(urllib.parse.quote(sys.stdin.buffer.read(), safe=""), end="")' ;;
         *) printf '%s' "$1" ;;
     esac
 }

@@ -176,6 +176,10 @@ def test_compose_makes_the_secrets_before_anything_reads_them() -> None:
         # the image refuses both set at once (postgres) or lets the file override (MinIO)
         assert variable.removesuffix("_FILE") not in _environment(name)
     assert f"secrets:{SECRETS_MOUNT}:ro" in SERVICES["minio-bucket"]["volumes"]
+    # made by with-secrets whatever the shell exports (a DATABASE_URL for `make test`, AWS keys)
+    for name in FORGE_SERVICES:
+        assert SERVICES[name]["environment"]["DATABASE_URL"] == ""
+    assert SERVICES["releases"]["environment"]["AWS_SECRET_ACCESS_KEY"] == ""
 
 
 # --- with-secrets itself, with sh, in a temporary folder ---
@@ -269,7 +273,7 @@ def test_with_secrets_lets_the_environment_win(tmp_path: Path) -> None:
     assert (url.username, url.hostname, url.port, url.path) == ("forge", "postgres", 5432, "/forge")
     assert url.password is not None and unquote(url.password) == postgres_password
     assert releases["AWS_SECRET_ACCESS_KEY"] == "minio password"
-    # an operator's own DATABASE_URL is left alone
+    # a DATABASE_URL already set is left alone (compose sets it empty, see below)
     own = _environment("releases") | {"DATABASE_URL": "postgresql://elsewhere/forge"}
     assert _seen(secrets_dir, own)["DATABASE_URL"] == "postgresql://elsewhere/forge"
 
