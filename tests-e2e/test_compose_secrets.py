@@ -377,19 +377,26 @@ class _PasswordPostgres:
         self.port = free_port()
         if os.geteuid() == 0:  # initdb refuses root: run as the postgres user, in its folder
             shutil.chown(folder, "postgres")
-        password_file = folder / "pwfile"
+        try:
+            self._start(user, password)
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+
+    def _start(self, user: str, password: str) -> None:
+        password_file = self.folder / "pwfile"
         password_file.write_text(password + "\n")  # the image writes printf "%s\n"
         if os.geteuid() == 0:
             shutil.chown(password_file, "postgres")
         self._run(
-            "initdb", "-D", str(folder / "pgdata"), f"--username={user}",
+            "initdb", "-D", str(self.folder / "pgdata"), f"--username={user}",
             f"--pwfile={password_file}", "--auth=scram-sha-256", "-E", "UTF8",
             "--no-sync", "--no-instructions",
         )  # fmt: skip
         password_file.unlink()
-        options = f"-c listen_addresses=127.0.0.1 -p {self.port} -k {folder}"
-        self._run("pg_ctl", "-D", str(folder / "pgdata"), "-o", options,
-                  "-l", str(folder / "log"), "-w", "start")  # fmt: skip
+        options = f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.folder}"
+        self._run("pg_ctl", "-D", str(self.folder / "pgdata"), "-o", options,
+                  "-l", str(self.folder / "log"), "-w", "start")  # fmt: skip
 
     def _run(self, *argv: str) -> None:
         assert self.bindir is not None
