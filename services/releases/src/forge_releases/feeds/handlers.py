@@ -1,7 +1,7 @@
 """Handlers of the update feeds: the repository and its releases come from the cache the update
 check uses (read/update_check.py, invalidated on publish through the change notifications), and a
 feed's answer is prepared once down to its bytes and kept with them, like the check's. A kept
-answer is given before routing like the check's (`fast_feed`, registered in routes.py), under
+answer is given before routing like the check's (`fast_key`, registered in routes.py), under
 the key each route's `*_key` function makes from the path and query.
 
 Each route: the update.electronjs.org shape (`/{owner}/{repo}/darwin-{arch}/{version}` and
