@@ -168,26 +168,50 @@ async def test_every_feed_takes_the_update_checks_lane(make_client: Any, load: A
 async def test_a_target_is_matched_once_and_the_memo_stays_bounded(
     make_client: Any, load: Any, monkeypatch: Any
 ) -> None:
-    """docs/decisions.md "The update feeds": what a request target matched, and its key, are
-    worked out once per target; a flood of distinct targets empties the memo instead of
-    growing it, and is answered the same."""
-    monkeypatch.setattr(fast_path, "KNOWN_TARGETS", 3)
+    """docs/decisions.md "The update feeds": what a request target answered before routing
+    matched, and its key, are worked out once per target; a flood of distinct targets empties the
+    memo instead of growing it; a target declined (here, a token) is forgotten."""
+    monkeypatch.setattr(fast_path, "KNOWN_TARGETS", 2)
     client, offered = await spied_client(make_client, load)
+    keyed = count_keys(client)
+    checks = [f"{CHECK}&n={n}" for n in range(4)]
+    first = await (await client.get(checks[0])).read()  # routed: computes and keeps the answer
+    for _ in range(3):
+        assert await (await client.get(checks[0])).read() == first
+    assert offered == [False, True, True, True]
+    assert len(keyed) == 2  # four requests: matched when routed, then once more when answered
+    for check in checks[1:]:  # three more targets answered: the memo (2) fills and is emptied
+        await client.get(check)
+        await client.get(check)
+    assert len(keyed) == 8
+    assert await (await client.get(checks[0])).read() == first
+    assert len(keyed) == 9  # forgotten, matched again
+    await client.get(checks[0])
+    assert len(keyed) == 9
+    owner = await client.get(checks[0], headers=auth("owner"))  # declined: routed, forgotten
+    assert (owner.status, offered[-1], len(keyed)) == (200, False, 9)
+    await client.get(checks[0])
+    assert len(keyed) == 10  # matched again
+
+
+async def test_a_private_repository_target_is_never_remembered(make_client: Any, load: Any) -> None:
+    """docs/decisions.md "The update feeds": only targets answered before routing are remembered,
+    so a declined target costs the same work however often anyone asked for it: a stranger can
+    not tell by timing that the owner checks for updates at that address."""
+    await load(one_repo([rel("v1.1.0", 1, "App-arm64.zip")], private=True))
+    client = await make_client(wait_cache=True)
+    keyed = count_keys(client)
+    for _ in range(3):
+        assert (await client.get(CHECK, headers=auth("owner"))).status == 200
+        assert (await client.get(CHECK)).status == 401  # refused, and routed every time
+    assert len(keyed) == 6  # every request matched afresh
+
+
+def count_keys(client: Any) -> list[str]:
     keyed: list[str] = []
     for path in client.app[FAST_PATHS]:
         path.key_of = counted(path.key_of, keyed)
-    checks = [f"{CHECK}&n={n}" for n in range(4)]
-    first = await (await client.get(checks[0])).read()
-    for _ in range(3):
-        assert await (await client.get(checks[0])).read() == first
-    assert len(keyed) == 1  # four requests of one target: one match, one key
-    assert offered == [False, True, True, True]
-    for check in checks[1:]:  # three more targets: the memo (3) is full, then emptied
-        await client.get(check)
-    assert len(keyed) == 4
-    assert await (await client.get(checks[0])).read() == first
-    assert len(keyed) == 5  # forgotten, matched again
-    assert offered[-1] is True
+    return keyed
 
 
 def counted(key_of: Keyer, keyed: list[str]) -> Keyer:

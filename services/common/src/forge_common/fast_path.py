@@ -105,29 +105,34 @@ def with_fast_paths(app: web.Application, handler: RequestHandler) -> RequestHan
     if not paths:
         return handler
     requests = app[METRICS].requests
-    # what `_find` said of each request target seen: matching the routes' patterns, reading the
-    # query and making the key are the same work for every repeat of a target
-    known: dict[str, Found] = {}
+    # what `_find` said of each request target answered before routing: matching the routes'
+    # patterns, reading the query and making the key are the same work for every repeat of a
+    # target. Only answered targets are kept: anyone may read their repository, so how fast a
+    # target is declined never tells whether someone asked for it before (docs/decisions.md)
+    known: dict[str, tuple[FastPath, dict[str, str], str]] = {}
 
     async def handle(request: web.BaseRequest) -> web.StreamResponse:
         if request.method == hdrs.METH_GET and not request.body_exists:
             started = time.perf_counter()
             if hdrs.EXPECT not in request.headers:
                 target = request.raw_path
-                try:
-                    found = known[target]
-                except KeyError:
+                found = known.get(target)
+                remember = found is None
+                if remember:
                     found = _find(paths, request)
-                    if len(known) >= KNOWN_TARGETS:
-                        known.clear()
-                    known[target] = found
                 if found is not None:
                     path, values, key = found
                     response = path.answer(request, values, key)
                     if response is not None:
+                        if remember:
+                            if len(known) >= KNOWN_TARGETS:
+                                known.clear()
+                            known[target] = found
                         open_request(request)  # the middleware's contract, as routed requests
                         close_request(requests, request, response, started, path.resource)
                         return response
+                    if not remember:  # declined now (a token, a repository made private)
+                        del known[target]
         return await handler(request)
 
     return handle
