@@ -27,6 +27,7 @@ import asyncpg
 from aiohttp import web
 from forge_common.keys import DB_POOL, SETTINGS
 
+from ..feeds.handlers import remade_body
 from ..read.resolve import lookup
 from ..read.update import STABLE, UpdateQuery
 from ..read.update_check import prepare_answer, repo_releases
@@ -84,8 +85,9 @@ def key_of(uri: str) -> tuple[str, str, str] | None:
 
 async def _body(app: web.Application, repo_id: int, key: str, status: str) -> bytes:
     """The body of the answer nginx kept, for the version it offered: the service's own kept
-    answer for the key (it made it within the last second or so); else the update check's
-    answer made again; else none known (an empty body: nothing offered)."""
+    answer for the key (it made it within the last second or so); else the answer made again
+    (the update check's, Squirrel.Mac's, electron-updater's); else none known (an empty body:
+    nothing offered)."""
     if status == "204":
         return b""
     releases = await repo_releases(app, repo_id)
@@ -93,7 +95,7 @@ async def _body(app: web.Application, repo_id: int, key: str, status: str) -> by
     if kept is not None:
         return kept.body
     if key.startswith("feed "):
-        return b""
+        return remade_body(releases, key)
     settings = app[SETTINGS]
     query = UpdateQuery(
         _first(key, "version"),
