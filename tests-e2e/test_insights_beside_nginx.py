@@ -22,8 +22,13 @@ import pytest
 from forge_common.embedded_pg import free_port
 from forge_testing.loopback import answers, request
 from forge_testing.plugin import run_sync
-from forge_testing.processes import forge_env, forge_load, start_forge_service, stop_process
-from forge_testing.processes import wait_until_ready
+from forge_testing.processes import (
+    forge_env,
+    forge_load,
+    start_forge_service,
+    stop_process,
+    wait_until_ready,
+)
 from forge_testing.waiting import until
 
 pytestmark = pytest.mark.e2e
