@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient
-from forge_common import cli
 from forge_common.config import ConfigError, Settings
 from forge_common.keys import DB_POOL
 from forge_releases.insights.counter import InsightsCounter
@@ -228,14 +227,6 @@ async def test_settings_read_retention(settings: Settings) -> None:
     for bad in ("0", "-1", "soon"):
         with pytest.raises(ConfigError, match="INSIGHTS_FLUSH_SECONDS"):
             Settings.from_env({**env, "INSIGHTS_FLUSH_SECONDS": bad})
-
-
-def test_the_reader_beside_nginx_needs_the_log_named(capsys: pytest.CaptureFixture[str]) -> None:
-    env = {"DATABASE_URL": "postgresql://x/y"}
-    assert cli.main(["insights", "count-proxy-log"], env) == 1
-    assert capsys.readouterr().err == (
-        "forge: INSIGHTS_PROXY_LOG must name the file nginx writes (INSIGHTS_LOG)\n"
-    )
 
 
 async def test_daily_series_across_months(client: Client) -> None:

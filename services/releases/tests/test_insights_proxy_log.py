@@ -9,6 +9,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
+from forge_common import cli
 from forge_common.keys import DB_POOL
 from forge_releases.insights.beside_nginx import Reader
 from forge_releases.insights.proxy_log import ingest, key_of
@@ -112,6 +114,8 @@ async def test_beside_nginx_counted_lines_are_freed_and_a_backlog_is_bounded(
     await reader.round(app)
     assert await total(db) == 100
     assert log.stat().st_blocks * 512 <= 4096 < log.stat().st_size
+    # a reader started again knows the hole is done with: nothing waits beyond its limit
+    assert Reader(log, f"pod-a:{log}", limit=4096).space.bound() == 0
 
     with log.open("ab") as file:  # nobody counts meanwhile (the database is unreachable)
         file.write(lines((CHECK, "200", 200)))
@@ -124,3 +128,11 @@ async def test_beside_nginx_counted_lines_are_freed_and_a_backlog_is_bounded(
     assert await total(db) == 100 + 2048 // len(lines((CHECK, "200", 1)))
     await reader.round(app)
     assert await total(db) == 100 + 2048 // len(lines((CHECK, "200", 1)))
+
+
+def test_the_reader_beside_nginx_needs_the_log_named(capsys: pytest.CaptureFixture[str]) -> None:
+    env = {"DATABASE_URL": "postgresql://x/y"}
+    assert cli.main(["insights", "count-proxy-log"], env) == 1
+    assert capsys.readouterr().err == (
+        "forge: INSIGHTS_PROXY_LOG must name the file nginx writes (INSIGHTS_LOG)\n"
+    )

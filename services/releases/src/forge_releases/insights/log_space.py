@@ -55,9 +55,16 @@ class LogSpace:
         self._done = 0  # bytes before this are counted or dropped
         self._freed = 0  # bytes before this are a hole already
 
-    def _follow(self, inode: int) -> None:
-        if inode != self._inode:  # another file (a new pod's, a replaced one): nothing known
-            self._inode, self._done, self._freed = inode, 0, 0
+    def _follow(self, fd: int, inode: int) -> None:
+        """Another file than the last one seen (this process's first, a new pod's, a replaced
+        one): what it holds before its first data is done with (freed by an earlier process)."""
+        if inode == self._inode:
+            return
+        try:
+            start = os.lseek(fd, 0, os.SEEK_DATA)
+        except OSError as exc:  # ENXIO: all a hole (or empty); else no SEEK_DATA: nothing known
+            start = os.fstat(fd).st_size if exc.errno == errno.ENXIO else 0
+        self._inode, self._done, self._freed = inode, start, start
 
     def counted(self, inode: int, position: int) -> None:
         """The lines of file `inode` up to `position` are counted and their position stored:
@@ -66,7 +73,7 @@ class LogSpace:
         try:
             if os.fstat(fd).st_ino != inode:
                 return
-            self._follow(inode)
+            self._follow(fd, inode)
             self._done = max(self._done, position)
             punch(fd, self._freed, self._done)
             self._freed = self._done
@@ -79,7 +86,7 @@ class LogSpace:
         fd = os.open(self.path, os.O_WRONLY)
         try:
             stat = os.fstat(fd)
-            self._follow(stat.st_ino)
+            self._follow(fd, stat.st_ino)
             if stat.st_size - self._done <= self.limit:
                 return 0
             # the rest of a line cut here is skipped when read: it no longer parses
