@@ -19,14 +19,14 @@ allocates) and the one PyPI package wrapping it is unmaintained C: hence ctypes,
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import os
 from pathlib import Path
 
 _KEEP_SIZE = 0x01  # FALLOC_FL_KEEP_SIZE (linux/falloc.h)
 _PUNCH_HOLE = 0x02  # FALLOC_FL_PUNCH_HOLE
-_libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+# the process's own symbols: the C library python is linked with (glibc or musl), no lookup
+_libc = ctypes.CDLL(None, use_errno=True)
 _fallocate = getattr(_libc, "fallocate64", None) or getattr(_libc, "fallocate", None)
 if _fallocate is not None:
     _fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
