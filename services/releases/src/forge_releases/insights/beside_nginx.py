@@ -58,17 +58,16 @@ class Reader:
         self.space = LogSpace(path, limit)
 
     async def round(self, app: web.Application) -> None:
+        done = None
         try:
             done = await read_round(app, self.path, self.name)
-            if done is not None:
-                self.space.counted(done.inode, done.position)
-        except FileNotFoundError:
-            pass  # nginx has answered nothing from its cache yet
         except _FAILED as exc:
             log.warning("could not count the proxy's cached answers yet: %s", exc)
         try:
+            if done is not None:
+                self.space.counted(done.inode, done.position)
             dropped = self.space.bound()
-        except FileNotFoundError:
+        except FileNotFoundError:  # nginx has answered nothing from its cache yet
             dropped = 0
         except OSError as exc:
             log.warning("could not free the space of the proxy's log: %s", exc)
