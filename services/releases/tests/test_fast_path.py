@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from aiohttp import web
-from forge_common.fast_path import FAST_PATHS, Answerer
+from forge_common import fast_path
+from forge_common.fast_path import FAST_PATHS, Answerer, Keyer
 from yarl import URL
 
 from .support import auth, one_repo, rel
@@ -32,8 +33,10 @@ async def spied_client(make_client: Any, load: Any) -> tuple[Any, list[bool]]:
 
 
 def spy(answer: Answerer, offered: list[bool]) -> Answerer:
-    def spied(request: web.BaseRequest, match: Mapping[str, str]) -> web.StreamResponse | None:
-        response = answer(request, match)
+    def spied(
+        request: web.BaseRequest, match: Mapping[str, str], key: str
+    ) -> web.StreamResponse | None:
+        response = answer(request, match, key)
         offered.append(response is not None)
         return response
 
@@ -151,11 +154,46 @@ async def test_every_feed_takes_the_update_checks_lane(make_client: Any, load: A
         assert fast.headers["X-Request-Id"] == "feed-id"
         assert fast.headers["X-Content-Type-Options"] == "nosniff"
         # an update key, a token: the ordinary way (the key is checked, the token authenticated)
+        answered = len(offered)
         assert (await client.get(f"{feed}{'&' if '?' in feed else '?'}key=junk")).status == 404
-        assert offered[-1] is False, feed
+        assert len(offered) == answered, feed  # never offered: the key is in the target
         owner = await client.get(feed, headers=auth("owner"))
         assert offered[-1] is False, feed
         assert (owner.status, await owner.read()) == (200, await routed.read()), feed
     metrics = await (await client.get("/metrics")).text()
     mac = 'route="/{owner}/{repo}/darwin-{arch}/{version}"'
     assert f'forge_http_requests_total{{method="GET",{mac},status="200"}} 3.0' in metrics
+
+
+async def test_a_target_is_matched_once_and_the_memo_stays_bounded(
+    make_client: Any, load: Any, monkeypatch: Any
+) -> None:
+    """docs/decisions.md "The update feeds": what a request target matched, and its key, are
+    worked out once per target; a flood of distinct targets empties the memo instead of
+    growing it, and is answered the same."""
+    monkeypatch.setattr(fast_path, "KNOWN_TARGETS", 3)
+    client, offered = await spied_client(make_client, load)
+    keyed: list[str] = []
+    for path in client.app[FAST_PATHS]:
+        path.key_of = counted(path.key_of, keyed)
+    checks = [f"{CHECK}&n={n}" for n in range(4)]
+    first = await (await client.get(checks[0])).read()
+    for _ in range(3):
+        assert await (await client.get(checks[0])).read() == first
+    assert len(keyed) == 1  # four requests of one target: one match, one key
+    assert offered == [False, True, True, True]
+    for check in checks[1:]:  # three more targets: the memo (3) is full, then emptied
+        await client.get(check)
+    assert len(keyed) == 4
+    assert await (await client.get(checks[0])).read() == first
+    assert len(keyed) == 5  # forgotten, matched again
+    assert offered[-1] is True
+
+
+def counted(key_of: Keyer, keyed: list[str]) -> Keyer:
+    def key(request: web.BaseRequest, match: Mapping[str, str]) -> str | None:
+        made = key_of(request, match)
+        keyed.append(str(made))
+        return made
+
+    return key

@@ -26,7 +26,7 @@ from .pages import handlers as pages
 from .pages import start
 from .publish import handlers as publish
 from .read import handlers as read
-from .read.update_check import fast_update_check, update_check
+from .read.update_check import kept_response, update_check, update_check_key
 from .tauri_keys import handlers as tauri_key
 
 API = "/api/v2/repos/{owner}/{repo}/releases"
@@ -74,8 +74,9 @@ def add_routes(app: web.Application) -> None:
             web.get(API, read.list_releases),
         ]
     )
-    add_fast_path(app, update, partial(fast_update_check, app))
-    add_fast_path(app, listing, partial(read.fast_list, app))
+    kept = partial(kept_response, app)
+    add_fast_path(app, update, update_check_key, kept)
+    add_fast_path(app, listing, read.list_key, partial(read.fast_list, app))
     app.router.add_routes(
         [
             # literal suffixes before {tag}: `update` and `latest` are not tags here
@@ -91,7 +92,7 @@ def add_routes(app: web.Application) -> None:
     # kept answers are given before routing too, as the update check's (docs/decisions.md)
     for path, handler, key_of in FEEDS:
         route = app.router.add_get(path, handler)
-        add_fast_path(app, route, feeds.fast_feed(app, key_of))
+        add_fast_path(app, route, feeds.fast_key(key_of), kept)
     app.router.add_routes(
         [
             # write side (publish/handlers.py)

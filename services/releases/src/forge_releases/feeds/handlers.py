@@ -29,7 +29,7 @@ from ..models import Asset, Release
 from ..read.cache import NO_UPDATE, Answer, RepoReleases
 from ..read.resolve import resolve
 from ..read.update import STABLE
-from ..read.update_check import kept_response, repo_releases
+from ..read.update_check import repo_releases
 from . import electron, squirrel, tauri
 from .channels import fully_rolled_out, newest_first, staged
 from .links import asset_url
@@ -49,19 +49,16 @@ def _cache_key(key: str) -> str:
     return f"feed {key}"  # a space never occurs in the raw query strings the check keys by
 
 
-def fast_feed(
-    app: web.Application, key_of: FeedKey
-) -> Callable[[web.BaseRequest, Mapping[str, str]], web.Response | None]:
-    """A feed's kept answer before routing (forge_common.fast_path, routes.py): what `_serve`
-    answers from the cache, without the router and middleware chain."""
+def fast_key(key_of: FeedKey) -> Callable[[web.BaseRequest, Mapping[str, str]], str | None]:
+    """A feed route's key before routing (forge_common.fast_path, routes.py), or None for a
+    request naming an update key: its answer holds URLs signed for that caller, never shared."""
 
-    def answer(request: web.BaseRequest, match: Mapping[str, str]) -> web.Response | None:
-        # an update key makes the URLs inside the answer this caller's own: never shared
+    def key(request: web.BaseRequest, match: Mapping[str, str]) -> str | None:
         if request.rel_url.raw_query_string and names_key(request):
             return None
-        return kept_response(app, request, match, _cache_key(key_of(match, request)))
+        return _cache_key(key_of(match, request))
 
-    return answer
+    return key
 
 
 async def _serve(request: web.Request, key_of: FeedKey, build: Build) -> web.Response:

@@ -176,8 +176,13 @@ async def kept_list(
     return answer.respond(request, public)
 
 
+def list_key(request: web.BaseRequest, match: Mapping[str, str]) -> str:
+    """What the list's pages are kept under (the query as sent), before routing and after."""
+    return f"v2?{request.rel_url.raw_query_string}"
+
+
 def fast_list(
-    app: web.Application, request: web.BaseRequest, match: Mapping[str, str]
+    app: web.Application, request: web.BaseRequest, match: Mapping[str, str], key: str
 ) -> web.Response | None:
     """The list's kept page before routing (forge_common.fast_path, routes.py): what `kept_list`
     answers an anonymous caller of a repository they may read, without the router and
@@ -187,7 +192,7 @@ def fast_list(
     entry = cache.readable_by_anyone(request, match["owner"], match["repo"])
     if entry is None:
         return None
-    kept = cache.get_list(entry.ref.repo_id, f"v2?{request.rel_url.raw_query_string}")
+    kept = cache.get_list(entry.ref.repo_id, key)
     return kept.respond(request, True) if kept is not None else None
 
 

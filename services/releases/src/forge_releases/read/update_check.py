@@ -1,8 +1,8 @@
 """GET .../releases/update, the hot path: desktop applications call it on every start.
 
-Read in this order: `fast_update_check` answers a repeated check before routing
-(forge_common.fast_path) from the answer kept under its raw query string (`kept_response`, with no
-await and no query); anything else is routed through the middleware to `update_check`, which
+Read in this order: a repeated check is answered before routing (forge_common.fast_path) from
+the answer kept under its raw query string (`update_check_key`; `kept_response`, with no await
+and no query); anything else is routed through the middleware to `update_check`, which
 resolves the repository (resolve.py), takes its candidates from the cache or the database
 (`repo_releases`), looks the same kept answer up (`ReleaseCache.kept`, cache.py), and otherwise
 decides (update.py, the rules as pure functions) and prepares the answer down to its bytes
@@ -34,11 +34,10 @@ from .resolve import resolve
 from .update import STABLE, WINDOWS_PLATFORMS, BadVersion, UpdateQuery, decide_update, windows_urls
 
 
-def fast_update_check(
-    app: web.Application, request: web.BaseRequest, match: Mapping[str, str]
-) -> web.Response | None:
-    """The update check's kept answer before routing (forge_common.fast_path, routes.py)."""
-    return kept_response(app, request, match, request.rel_url.raw_query_string)
+def update_check_key(request: web.BaseRequest, match: Mapping[str, str]) -> str:
+    """What the update check's answers are kept under: the raw query string (forge_common.fast_path,
+    routes.py)."""
+    return request.rel_url.raw_query_string
 
 
 def kept_response(
