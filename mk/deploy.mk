@@ -52,7 +52,7 @@ deploy-check: install $(VENV)/.deploy-validators ## Validate the Dockerfile, com
 	@if command -v envsubst >/dev/null 2>&1; then \
 		NGINX_LISTEN=8080 RELEASES_UPSTREAM=releases:8080 ORGS_UPSTREAM=orgs:8080 \
 		GATEWAY_UPSTREAM=gateway:8080 STORAGE_ROOT=/var/lib/forge/storage \
-		ACCESS_LOG=/var/log/nginx/access.log INSIGHTS_LOG=/dev/null sh -c 'envsubst "$$(printf "\$${%s} " $$(env | cut -d= -f1))"' \
+		ACCESS_LOG=/var/log/nginx/access.log INSIGHTS_LOG=/var/log/forge-insights/hits.log sh -c 'envsubst "$$(printf "\$${%s} " $$(env | cut -d= -f1))"' \
 			< deploy/nginx/forge.conf.template \
 			| diff -q - <(tail -n +2 deploy/k8s/base/nginx/forge.conf) >/dev/null \
 			&& echo "envsubst renders the template as render.py does" \

@@ -193,6 +193,12 @@ def running_nginx(
         shutil.rmtree(prefix, ignore_errors=True)
 
 
+@pytest.fixture(scope="session")
+def nginx_in_front() -> Callable[..., contextlib.AbstractContextManager[Process]]:
+    """`running_nginx` for a test that starts its own processes behind it."""
+    return running_nginx
+
+
 @pytest.fixture(scope="module")
 def lone_proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """nginx alone: its upstream ports are free ones nothing listens on."""

@@ -126,3 +126,54 @@ def test_example_runs_three_fixed_release_replicas_of_its_own_image_behind_tls()
     assert config["APP_URL"] == f"https://{host}/"
     backend = ingress["spec"]["rules"][0]["http"]["paths"][0]["backend"]["service"]
     assert backend["name"] == "nginx" and backend["name"] in by_kind(docs, "Service")
+
+
+INSIGHTS_LOG = "/var/log/forge-insights/hits.log"
+
+
+def _mounts(container: dict[str, Any]) -> dict[str, str]:
+    return {m["name"]: m["mountPath"] for m in container.get("volumeMounts", [])}
+
+
+@pytest.mark.parametrize("overlay", ["base", *overlays()])
+def test_the_nginx_pod_counts_its_micro_cache_hits_with_a_sidecar(overlay: str) -> None:
+    """docs/insights.md "In Kubernetes": nginx logs the checks it answers from its micro-cache
+    to a file in a volume of the pod, which a native sidecar running our image reads and counts
+    in the releases service's database."""
+    docs = render(overlay)
+    deployments = by_kind(docs, "Deployment")
+    pod = deployments["nginx"]["spec"]["template"]["spec"]
+    (sidecar,) = pod["initContainers"]
+    (nginx,) = pod["containers"]
+    assert sidecar["restartPolicy"] == "Always"  # started before nginx, stopped after it
+    assert sidecar["args"][:2] == ["insights", "count-proxy-log"]
+    releases = deployments["releases"]["spec"]["template"]["spec"]["containers"][0]
+    assert sidecar["image"] == releases["image"]
+    env = {e["name"]: e for e in sidecar["env"]}
+    assert env["INSIGHTS_PROXY_LOG"]["value"] == INSIGHTS_LOG
+    database = env["DATABASE_URL"]["valueFrom"]["secretKeyRef"]
+    _, secrets = releases_env(docs)
+    assert (
+        database == {"name": "forge-secrets", "key": "DATABASE_URL"} and "forge-secrets" in secrets
+    )
+    # its health is its own: a database outage must not take nginx out of the Service
+    assert "readinessProbe" not in sidecar
+    probe = sidecar["livenessProbe"]["httpGet"]
+    assert probe["path"] == "/healthz"
+    assert probe["port"] in [p["name"] for p in sidecar["ports"]]
+    assert str(sidecar["ports"][0]["containerPort"]) == sidecar["args"][-1]
+    assert {"requests", "limits"} <= set(sidecar["resources"])
+    # one volume, the same folder in both; bounded
+    folder = INSIGHTS_LOG.rsplit("/", 1)[0]
+    assert _mounts(sidecar)["insights-log"] == _mounts(nginx)["insights-log"] == folder
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    assert volumes["insights-log"]["emptyDir"]["sizeLimit"]
+    # the same user as nginx (it frees the counted part of nginx's file), nothing more
+    assert "runAsUser" not in sidecar.get("securityContext", {}) and pod["securityContext"]
+    assert sidecar["securityContext"]["readOnlyRootFilesystem"] is True
+    # nginx's config logs its micro-cache hits there, and nowhere else
+    (config,) = [
+        d for d in docs if d["kind"] == "ConfigMap" and d["metadata"]["name"].startswith("nginx-")
+    ]
+    logs = re.findall(r"access_log (\S+) forge_insights", config["data"]["forge.conf"])
+    assert logs and set(logs) == {INSIGHTS_LOG}

@@ -28,9 +28,9 @@ K8S_VALUES = {
     "RELEASES_UPSTREAM": "releases:8080",
     "ORGS_UPSTREAM": "orgs:8080",
     "GATEWAY_UPSTREAM": "gateway:8080",
-    # the nginx pod cannot share a file with the releases pods: checks answered from the
-    # micro-cache are not counted there (docs/insights.md "Behind the micro-cache")
-    "INSIGHTS_LOG": "/dev/null",
+    # the volume the nginx pod shares with its sidecar, which counts the checks answered from
+    # the micro-cache (deploy/k8s/base/nginx.yaml, docs/insights.md "In Kubernetes")
+    "INSIGHTS_LOG": "/var/log/forge-insights/hits.log",
 }
 # Placeholders with a value unless given: the asset folder where the containers mount it.
 DEFAULTS = {

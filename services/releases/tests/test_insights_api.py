@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient
-from forge_common.config import Settings
+from forge_common.config import ConfigError, Settings
 from forge_common.keys import DB_POOL
 from forge_releases.insights.counter import InsightsCounter
 from forge_releases.insights.dimensions import Defaults
+from forge_releases.options import Options, with_settings
 
 Client = TestClient[Any, Any]
 USERS = ("owner", "stranger", "reader", "writer", "admin", "siteadmin", "member", "orgowner")
@@ -219,6 +220,13 @@ async def test_settings_read_retention(settings: Settings) -> None:
     env = {"DATABASE_URL": "postgresql://x/y", "INSIGHTS_RETENTION_DAYS": "30"}
     assert Settings.from_env(env).insights_retention_days == 30
     assert Settings.from_env({**env, "INSIGHTS": "off"}).insights_enabled is False
+    # INSIGHTS_FLUSH_SECONDS: the service's write interval (docs/insights.md "What a crash loses")
+    assert with_settings(Options(), Settings.from_env(env)).insights_flush_interval == 2.0
+    quick = Settings.from_env({**env, "INSIGHTS_FLUSH_SECONDS": "0.5"})
+    assert with_settings(Options(), quick).insights_flush_interval == 0.5
+    for bad in ("0", "-1", "soon"):
+        with pytest.raises(ConfigError, match="INSIGHTS_FLUSH_SECONDS"):
+            Settings.from_env({**env, "INSIGHTS_FLUSH_SECONDS": bad})
 
 
 async def test_daily_series_across_months(client: Client) -> None:

@@ -9,7 +9,10 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
+from forge_common import cli
 from forge_common.keys import DB_POOL
+from forge_releases.insights.beside_nginx import Reader
 from forge_releases.insights.proxy_log import ingest, key_of
 from forge_releases.keys import RELEASE_CACHE
 
@@ -95,3 +98,41 @@ async def test_every_uri_names_the_key_its_answer_is_kept_under(
         assert kept is not None and key in kept.answers, (uri, key, list(kept.answers))
     assert key_of("/api/v2/repos/owner/app/releases") is None  # lists are not counted
     assert key_of("/api/v2/repos/owner/app/releases/latest") is None
+
+
+async def test_beside_nginx_counted_lines_are_freed_and_a_backlog_is_bounded(
+    settings: Any, aiohttp_client: Any, load: Any, db: Any, tmp_path: Path
+) -> None:
+    """docs/insights.md "In Kubernetes": the reader beside nginx frees what it counted (a hole:
+    the size and every position kept), and while it cannot count, gives up the oldest lines past
+    its limit; the lines after the cut are counted later, once, the cut one not at all."""
+    await load(WORLD)
+    app = (await replica(settings, aiohttp_client)).app
+    log = tmp_path / "hits.log"
+    log.write_bytes(lines((CHECK, "200", 100)))
+    reader = Reader(log, f"pod-a:{log}", limit=4096)
+    await reader.round(app)
+    assert await total(db) == 100
+    assert log.stat().st_blocks * 512 <= 4096 < log.stat().st_size
+    # a reader started again knows the hole is done with: nothing waits beyond its limit
+    assert Reader(log, f"pod-a:{log}", limit=4096).space.bound() == 0
+
+    with log.open("ab") as file:  # nobody counts meanwhile (the database is unreachable)
+        file.write(lines((CHECK, "200", 200)))
+    size = log.stat().st_size
+    assert reader.space.bound() == size - 2048 - len(lines((CHECK, "200", 100)))
+    assert reader.space.bound() == 0  # given up once
+    # what is left: the 2048 bytes kept and the partial blocks at the holes' ends
+    assert log.stat().st_size == size and log.stat().st_blocks * 512 <= 3 * 4096
+    await reader.round(app)  # the database is back
+    assert await total(db) == 100 + 2048 // len(lines((CHECK, "200", 1)))
+    await reader.round(app)
+    assert await total(db) == 100 + 2048 // len(lines((CHECK, "200", 1)))
+
+
+def test_the_reader_beside_nginx_needs_the_log_named(capsys: pytest.CaptureFixture[str]) -> None:
+    env = {"DATABASE_URL": "postgresql://x/y"}
+    assert cli.main(["insights", "count-proxy-log"], env) == 1
+    assert capsys.readouterr().err == (
+        "forge: INSIGHTS_PROXY_LOG must name the file nginx writes (INSIGHTS_LOG)\n"
+    )

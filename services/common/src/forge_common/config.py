@@ -89,6 +89,10 @@ class Settings:
     # nginx's log of the checks it answered from its micro-cache (INSIGHTS_PROXY_LOG), which
     # this service reads and counts; None: no such log (no proxy, or one that cannot share it)
     insights_proxy_log: Path | None = None
+    # INSIGHTS_FLUSH_SECONDS: seconds between two writes of the insights counts, so at most what
+    # a process killed without stopping loses (docs/insights.md "What a crash loses"); None: the
+    # service's own default (forge_releases Options, 2 s)
+    insights_flush_seconds: float | None = None
     # Browser sessions (docs/accounts.md "Sessions"): ended after this long without a request,
     # and this long after sign-in whatever happens (OWASP's idle and absolute timeouts).
     session_idle_seconds: float = 3600.0
@@ -147,6 +151,7 @@ class Settings:
             insights_proxy_log=Path(env["INSIGHTS_PROXY_LOG"])
             if env.get("INSIGHTS_PROXY_LOG")
             else None,
+            insights_flush_seconds=_seconds(env, "INSIGHTS_FLUSH_SECONDS", 0.0) or None,
             session_idle_seconds=_seconds(env, "SESSION_IDLE_SECONDS", cls.session_idle_seconds),
             session_absolute_seconds=_seconds(
                 env, "SESSION_ABSOLUTE_SECONDS", cls.session_absolute_seconds

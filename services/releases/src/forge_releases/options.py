@@ -8,7 +8,9 @@ tuned by `forge_common.notifications.NotificationOptions` (app.py `create_app`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+
+from forge_common.config import Settings
 
 from .read.cache import CacheLimits
 
@@ -27,3 +29,11 @@ class Options:
     insights_flush_interval: float = 2.0
     # seconds between two prunings of insights rows past their retention
     insights_prune_interval: float = 3600.0
+
+
+def with_settings(options: Options, settings: Settings) -> Options:
+    """`options` with what the environment sets over them: INSIGHTS_FLUSH_SECONDS (a process
+    started as `forge serve` has no other way to be tuned)."""
+    if settings.insights_flush_seconds is not None:
+        options = replace(options, insights_flush_interval=settings.insights_flush_seconds)
+    return options

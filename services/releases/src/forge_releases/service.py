@@ -3,6 +3,8 @@ which puts the service's state, hooks and routes into an application."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 from forge_common import pages
 from forge_common.config import Settings
@@ -12,13 +14,14 @@ from . import world
 from .access_keys.grant import LAST_USE_WRITTEN
 from .access_keys.signed_urls import URL_SIGNER, UrlSigner
 from .counter import DownloadCounter
+from .insights.beside_nginx import add_insights_commands
 from .insights.counter import InsightsCounter, Uncounted
 from .insights.dimensions import Defaults
 from .insights.lifecycle import insights_context
 from .keys import DOWNLOAD_COUNTER, INSIGHTS, OPTIONS, RELEASE_CACHE, STORAGE
 from .lifecycle import counter_context, listener_context, storage_context
 from .metrics import add_releases_metrics
-from .options import Options
+from .options import Options, with_settings
 from .pages.cache import PAGE_CACHE, PageCache
 from .read.cache import ReleaseCache
 from .routes import add_routes
@@ -27,6 +30,7 @@ from .storage.commands import add_storage_commands
 
 
 def setup(app: web.Application, settings: Settings, options: Options) -> None:
+    options = with_settings(options, settings)
     app[OPTIONS] = options
     app[RELEASE_CACHE] = ReleaseCache(options.cache)
     app[DOWNLOAD_COUNTER] = DownloadCounter()
@@ -45,6 +49,11 @@ def setup(app: web.Application, settings: Settings, options: Options) -> None:
     add_routes(app)
 
 
+def add_commands(commands: Any) -> None:
+    add_storage_commands(commands)
+    add_insights_commands(commands)
+
+
 SERVICE = Service(
     name="releases",
     schema="releases",
@@ -52,7 +61,7 @@ SERVICE = Service(
     setup=bind_options(setup, Options()),
     validate_world=world.validate,
     load_world=world.load,
-    add_commands=add_storage_commands,  # `forge release ...` is the client's: forge_publisher
+    add_commands=add_commands,  # `forge release ...` is the client's: forge_publisher
     # replicas check each other's signed download URLs (docs/access.md "Update keys")
     secrets=("EVENTS_SECRET", "URL_SIGNING_SECRET"),
 )

@@ -15,7 +15,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Mapping
 
 from aiohttp import web
-from forge_common.asset_match import canonical_arch, parse_file_name
+from forge_common.asset_match import YmlFile, canonical_arch, parse_file_name
 from forge_common.conditional import etag_of
 from forge_common.render import dumps
 from forge_common.versions import parse_version
@@ -123,20 +123,27 @@ tauri_key = _key("tauri {target} {arch} {current_version}", channel=True)
 tauri_json_key = _key("tauri-json", channel=True)
 
 
+def mac_answer(
+    releases: RepoReleases, raw_version: str, arch: str, link: Callable[[Release, Asset], str]
+) -> Answer:
+    """Squirrel.Mac's answer for a client running `raw_version` on `arch`."""
+    current = parse_version(raw_version)
+    if current is None:
+        raise InvalidVersion(raw_version)
+    candidates = fully_rolled_out(newest_first(releases, STABLE))
+    found = squirrel.mac_update(candidates, current, arch, link)
+    if found is None:
+        return NO_UPDATE
+    body = dumps(found)
+    return Answer(200, body, etag_of(body))
+
+
 async def squirrel_mac(request: web.Request) -> web.Response:
     """GET /{owner}/{repo}/darwin-{arch}/{version}: Squirrel.Mac JSON (200) or 204."""
     raw_version = request.match_info["version"]
 
     def build(releases: RepoReleases, link: Callable[[Release, Asset], str]) -> Answer:
-        current = parse_version(raw_version)
-        if current is None:
-            raise InvalidVersion(raw_version)
-        candidates = fully_rolled_out(newest_first(releases, STABLE))
-        found = squirrel.mac_update(candidates, current, _arch(request), link)
-        if found is None:
-            return NO_UPDATE
-        body = dumps(found)
-        return Answer(200, body, etag_of(body))
+        return mac_answer(releases, raw_version, _arch(request), link)
 
     return await _serve(request, mac_key, build)
 
@@ -163,6 +170,22 @@ async def squirrel_windows(request: web.Request) -> web.Response:
     return await _serve(request, squirrel_key, _windows_feed(request, _channel(request)))
 
 
+def yml_answer(
+    releases: RepoReleases, name: str, wanted: YmlFile, link: Callable[[Release, Asset], str]
+) -> Answer | str:
+    """electron-updater's `name` (its facts `wanted`): the yml, or the URL of the release's own."""
+    for version, release in newest_first(releases, wanted.channel):
+        uploaded = next((a for a in release.assets if a.name.lower() == name.lower()), None)
+        if uploaded is not None:
+            return link(release, uploaded)
+        files = electron.files_of(release, wanted)
+        if files:
+            info = electron.update_info(version, release, files, link, staged(release))
+            body = dumps(info)
+            return Answer(200, body, etag_of(body), YAML)
+    raise NoReleasesFound()
+
+
 async def electron_yml(request: web.Request) -> web.Response:
     """GET .../releases/feeds/electron/{file}: `latest.yml`, `latest-mac.yml`, `beta-linux.yml`…
     from the newest release of the channel with files for it; a release that carries the file
@@ -174,18 +197,34 @@ async def electron_yml(request: web.Request) -> web.Response:
         return await _serve(request, _named_file_key, _named_file(name))
 
     def build(releases: RepoReleases, link: Callable[[Release, Asset], str]) -> Answer | str:
-        for version, release in newest_first(releases, wanted.channel):
-            uploaded = next((a for a in release.assets if a.name.lower() == name.lower()), None)
-            if uploaded is not None:
-                return link(release, uploaded)
-            files = electron.files_of(release, wanted)
-            if files:
-                info = electron.update_info(version, release, files, link, staged(release))
-                body = dumps(info)
-                return Answer(200, body, etag_of(body), YAML)
-        raise NoReleasesFound()
+        return yml_answer(releases, name, wanted, link)
 
     return await _serve(request, yml_key, build)
+
+
+def remade_body(releases: RepoReleases, key: str) -> bytes:
+    """The body of the answer kept under the feed key `key` (`feed mac ...`), made again from
+    the releases, for the version it offered (insights/proxy_log.py); the URLs inside do not
+    matter. b"" where nothing is offered, and for Tauri's answers, whose signatures are read
+    from the storage (docs/insights.md "In Kubernetes")."""
+    kind, *rest = key.removeprefix("feed ").split(" ")
+    try:
+        if kind == "mac" and len(rest) == 2:
+            raw_arch = rest[0]
+            answer: Answer | str = mac_answer(
+                releases, rest[1], canonical_arch(raw_arch) or raw_arch.lower(), _nowhere
+            )
+        elif kind == "yml" and len(rest) == 1 and (wanted := parse_file_name(rest[0])):
+            answer = yml_answer(releases, rest[0], wanted, _nowhere)
+        else:
+            return b""
+    except (InvalidVersion, NoReleasesFound):
+        return b""
+    return answer.body if isinstance(answer, Answer) else b""
+
+
+def _nowhere(release: Release, asset: Asset) -> str:
+    return "/"
 
 
 def _named_file_key(match: Mapping[str, str], request: web.BaseRequest) -> str:

@@ -13,10 +13,12 @@ with one `Counter`, in C, so a busy cache costs the service a few nanoseconds pe
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import os
 import re
 from collections import Counter
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote
@@ -25,6 +27,7 @@ import asyncpg
 from aiohttp import web
 from forge_common.keys import DB_POOL, SETTINGS
 
+from ..feeds.handlers import remade_body
 from ..read.resolve import lookup
 from ..read.update import STABLE, UpdateQuery
 from ..read.update_check import prepare_answer, repo_releases
@@ -82,8 +85,9 @@ def key_of(uri: str) -> tuple[str, str, str] | None:
 
 async def _body(app: web.Application, repo_id: int, key: str, status: str) -> bytes:
     """The body of the answer nginx kept, for the version it offered: the service's own kept
-    answer for the key (it made it within the last second or so); else the update check's
-    answer made again; else none known (an empty body: nothing offered)."""
+    answer for the key (it made it within the last second or so); else the answer made again
+    (the update check's, Squirrel.Mac's, electron-updater's); else none known (an empty body:
+    nothing offered)."""
     if status == "204":
         return b""
     releases = await repo_releases(app, repo_id)
@@ -91,7 +95,7 @@ async def _body(app: web.Application, repo_id: int, key: str, status: str) -> by
     if kept is not None:
         return kept.body
     if key.startswith("feed "):
-        return b""
+        return remade_body(releases, key)
     settings = app[SETTINGS]
     query = UpdateQuery(
         _first(key, "version"),
@@ -144,6 +148,18 @@ async def _hours(app: web.Application, lines: Counter[bytes]) -> list[Hour]:
     return list(by_start.values())
 
 
+def _past_holes(fd: int, position: int, size: int) -> int:
+    """The first offset at or after `position` that holds data: bytes dropped unread beside
+    nginx (insights/log_space.py) are a hole, skipped without reading it."""
+    if position >= size:
+        return position
+    try:
+        return os.lseek(fd, position, os.SEEK_DATA)
+    except OSError as exc:
+        # ENXIO: a hole up to the end; another error: no SEEK_DATA here, read on as usual
+        return size if exc.errno == errno.ENXIO else position
+
+
 def _read(path: Path, inode: int, position: int) -> tuple[int, int, bytes]:
     """(inode, the position after the last whole line read, those lines) from `position`, or
     from the start when the file was replaced (rotated) or cut shorter."""
@@ -151,34 +167,49 @@ def _read(path: Path, inode: int, position: int) -> tuple[int, int, bytes]:
         stat = os.fstat(file.fileno())
         if stat.st_ino != inode or stat.st_size < position:
             position = 0
+        position = _past_holes(file.fileno(), position, stat.st_size)
         file.seek(position)
         data = file.read(READ_AT_MOST)
-    whole = data[: data.rfind(b"\n") + 1]
-    return stat.st_ino, position + len(whole), whole
+    # what is left of a hole (its last block, partly freed) reads as zeros, never in a line
+    skipped = len(data) - len(data.lstrip(b"\0"))
+    whole = data[skipped : data.rfind(b"\n") + 1]
+    return stat.st_ino, position + skipped + len(whole), whole
 
 
-async def ingest(app: web.Application, path: Path) -> int:
-    """Count the lines added to `path` since the last round (any replica's); returns how many."""
+@dataclass(frozen=True, slots=True)
+class Round:
+    """What a round left stored: the file's inode, the position counted up to, and how many
+    checks it added."""
+
+    inode: int
+    position: int
+    counted: int
+
+
+async def read_round(app: web.Application, path: Path, name: str) -> Round | None:
+    """Count the lines added to `path` since the last round of any reader of the same `name`
+    (the key of its position: the path, shared by the service's replicas; beside nginx, the
+    pod's own: insights/beside_nginx.py). None: another replica is reading, or no file yet."""
     pool = app[DB_POOL]
     await pool.execute(
         "INSERT INTO releases.insights_log_positions (path, inode, position) VALUES ($1, 0, 0)"
         " ON CONFLICT (path) DO NOTHING",
-        str(path),
+        name,
     )
     async with pool.acquire() as conn, conn.transaction():
         row = await conn.fetchrow(
             "SELECT inode, position FROM releases.insights_log_positions WHERE path = $1"
             " FOR UPDATE SKIP LOCKED",
-            str(path),
+            name,
         )
         if row is None:
-            return 0  # another replica is reading
+            return None  # another replica is reading
         try:
             inode, position, data = _read(path, row["inode"], row["position"])
         except FileNotFoundError:
-            return 0  # nginx has answered nothing from its cache yet
+            return None  # nginx has answered nothing from its cache yet
         if position == row["position"] and inode == row["inode"]:
-            return 0
+            return Round(inode, position, 0)
         lines = Counter(data.splitlines())
         settings = app[SETTINGS]
         rows = rows_of(await _hours(app, lines), Defaults(settings.server_os, settings.server_arch))
@@ -186,11 +217,17 @@ async def ingest(app: web.Application, path: Path) -> int:
             await queries.add_counts(conn, rows)
         await conn.execute(
             "UPDATE releases.insights_log_positions SET inode = $2, position = $3 WHERE path = $1",
-            str(path),
+            name,
             inode,
             position,
         )
-    return sum(row.n for row in rows)
+    return Round(inode, position, sum(row.n for row in rows))
+
+
+async def ingest(app: web.Application, path: Path) -> int:
+    """Count the lines added to `path` since the last round (any replica's); returns how many."""
+    done = await read_round(app, path, str(path))
+    return 0 if done is None else done.counted
 
 
 async def ingest_forever(app: web.Application, path: Path, interval: float) -> None:
