@@ -160,15 +160,30 @@ async def daily_series(
         start,
     )
     length = (end - start).days + 1
+    # each month's days in the window, by the month's offset from `start`: the same months for
+    # every value, so worked out once, not per row
+    spans = {
+        offset: (max(0, -offset), min(31, length - offset, _days_in(month)))
+        for month in _months(start.replace(day=1), end)
+        for offset in ((month - start).days,)
+    }
     out: Dense = {}
     for value, months in orjson.loads(text):
         dense = out[value] = [0] * length
         for offset, counts in months:  # offset: the month's first day, from `start`
-            first, last = max(0, -offset), min(31, length - offset)
-            last = min(last, _days_in(start + timedelta(days=offset)))
+            first, last = spans[offset]
             if first < last:
                 dense[offset + first : offset + last] = counts[first:last]
     return out
+
+
+def _months(first: date, end: date) -> list[date]:
+    """The first days of the months from `first` (a first day) to the month of `end`."""
+    months = []
+    while first <= end:
+        months.append(first)
+        first = (first + timedelta(days=32)).replace(day=1)
+    return months
 
 
 _HOURLY_COLUMNS = frozenset(DIMENSIONS)
