@@ -1,6 +1,7 @@
 """Benchmark of event delivery (docs/events.md): outbox rows committed at a target rate, a real
 producer relay (`forge serve --service releases` with GATEWAY_URL), a real gateway (`forge serve
---service gateway`) and a recording plugin (a grpc.aio server in this process), all on 127.0.0.1.
+--service gateway`) and a recording plugin (recording_plugin.py, the same code as grpc_ceiling.py's
+plugin; a grpc.aio server in this process), all on 127.0.0.1.
 
 Figures:
 - sustained: rows committed at `--overload` events/s for `--seconds`; the rate at which events
@@ -44,14 +45,12 @@ import statistics
 import sys
 import time
 import uuid
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import asyncpg
-import grpc
 import uvloop
 from forge_common.embedded_pg import EmbeddedPostgres, free_port
 
@@ -59,9 +58,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shar
 from forge_testing.processes import cpu_seconds
 from harness import Report, add_bench_app, fail, migrate_database, parse_args, service, workspace
 from observe import CEILING, Prober, grpc_ceiling, repeated_attempts, server_errors, top_statements
-from plugin.v1 import plugin_pb2
+from recording_plugin import RecordingPlugin
 
-SERVICE = "plugin.v1.PluginService"
 SECRET = "bench-events-secret"  # noqa: S105 (a throwaway run's shared secret)
 EVENT_TYPE = "release.published"
 API_EVENTS = ("release.created", "release.published")  # what creating a release emits
@@ -69,68 +67,6 @@ API_TOKEN = "bench-events-token"  # noqa: S105 (a throwaway database's)
 FULL = {"rate": 500, "overload": 4000, "seconds": 5.0, "backlog": 10_000, "api_rate": 1500}
 SMOKE = {"rate": 100, "overload": 400, "seconds": 1.5, "backlog": 300, "api_rate": 50}
 GATEWAY_CAP = 16  # DeliveryOptions.concurrency: OnEvent calls in flight per plugin by default
-
-
-class Recorder:
-    """The plugin: answers the lifecycle RPCs, records each OnEvent's first arrival."""
-
-    def __init__(self) -> None:
-        self.arrivals: dict[str, float] = {}
-        self.calls = 0
-        self.calls_by_id: Counter[str] = Counter()  # OnEvent calls per event id
-        self.server: grpc.aio.Server | None = None
-        self.port = 0
-
-    async def start(self, port: int) -> None:
-        manifest = plugin_pb2.PluginManifest(
-            name="recorder", version="1.0.0", subscribed_events=list(API_EVENTS)
-        )
-
-        async def initialize(request: Any, context: Any) -> Any:
-            return plugin_pb2.InitializeResponse(success=True, protocol_version=1)
-
-        async def get_manifest(request: Any, context: Any) -> Any:
-            return manifest
-
-        async def health(request: Any, context: Any) -> Any:
-            return plugin_pb2.HealthCheckResponse(healthy=True, status="SERVING")
-
-        async def shutdown(request: Any, context: Any) -> Any:
-            return plugin_pb2.ShutdownResponse(success=True)
-
-        async def on_event(request: Any, context: Any) -> Any:
-            now = time.time()
-            self.calls += 1
-            for key, value in context.invocation_metadata() or ():
-                if key == "x-event-id":
-                    self.arrivals.setdefault(value, now)
-                    self.calls_by_id[value] += 1
-            return plugin_pb2.EventResponse(handled=True)
-
-        rpcs = {
-            "Initialize": (plugin_pb2.InitializeRequest, initialize),
-            "GetManifest": (plugin_pb2.GetManifestRequest, get_manifest),
-            "HealthCheck": (plugin_pb2.HealthCheckRequest, health),
-            "Shutdown": (plugin_pb2.ShutdownRequest, shutdown),
-            "OnEvent": (plugin_pb2.PluginEvent, on_event),
-        }
-        handlers = {
-            name: grpc.unary_unary_rpc_method_handler(
-                fn,
-                request_deserializer=kind.FromString,
-                response_serializer=lambda m: m.SerializeToString(),
-            )
-            for name, (kind, fn) in rpcs.items()
-        }
-        server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
-        server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(SERVICE, handlers)])
-        self.port = server.add_insecure_port(f"127.0.0.1:{port}")
-        await server.start()
-        self.server = server
-
-    async def stop(self) -> None:
-        if self.server is not None:
-            await self.server.stop(0)
 
 
 INSERT = """WITH added AS (
@@ -166,7 +102,7 @@ async def produce(conn: asyncpg.Connection[Any], rate: float, seconds: float) ->
     return committed
 
 
-async def arrived(recorder: Recorder, ids: dict[str, float], within: float) -> None:
+async def arrived(recorder: RecordingPlugin, ids: dict[str, float], within: float) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + within
     while any(i not in recorder.arrivals for i in ids):
@@ -176,7 +112,7 @@ async def arrived(recorder: Recorder, ids: dict[str, float], within: float) -> N
         await asyncio.sleep(0.05)
 
 
-async def until_count(recorder: Recorder, count: int, within: float) -> None:
+async def until_count(recorder: RecordingPlugin, count: int, within: float) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + within
     while len(recorder.arrivals) < count:
@@ -264,7 +200,7 @@ class Cpu:
 async def bench(
     args: argparse.Namespace,
     conn: asyncpg.Connection[Any],
-    recorder: Recorder,
+    recorder: RecordingPlugin,
     report: Report,
     cpu: Cpu,
 ) -> None:
@@ -475,7 +411,7 @@ def run(
     )
 
     async def main_async() -> None:
-        recorder = Recorder()
+        recorder = RecordingPlugin(list(API_EVENTS))
         await recorder.start(port)
         conn = await asyncpg.connect(database_url)
         try:

@@ -5,7 +5,7 @@ One OnEvent per delivery is the protocol (SPEC "Plugin protocol": version 1, eve
 unary OnEvent), so calls/s here bound what the whole pipeline (bench/events/bench.py: outbox,
 relay, gateway, OnEvent) can deliver to one Python plugin on the same CPUs. The client builds each
 message with the gateway's own `to_plugin_event` and sends the gateway's three metadata entries;
-the server records each event id's first arrival, as the benchmark's recording plugin does.
+the server is the benchmark's recording plugin (recording_plugin.py), the same code.
 
     .venv/bin/python bench/events/grpc_ceiling.py [--seconds 8] [--in-flight 16,64] [--smoke]
 """
@@ -20,7 +20,6 @@ import time
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import grpc
 import uvloop
@@ -31,8 +30,8 @@ from plugin.v1 import plugin_pb2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
 from harness import Report, fail, parse_args, stop
+from recording_plugin import SERVICE, RecordingPlugin
 
-SERVICE = "plugin.v1.PluginService"
 PAYLOAD = {
     "release": {"id": 1, "tag": "v1.0.0", "name": "v1.0.0", "draft": False, "prerelease": False},
     "repository": {"id": 1, "owner": "bench", "name": "app"},
@@ -42,27 +41,10 @@ SMOKE = {"seconds": 1.0, "in_flight": "16"}
 
 
 async def serve(port: int) -> None:
-    arrivals: dict[str, float] = {}
-
-    async def on_event(request: Any, context: Any) -> Any:
-        now = time.time()
-        for key, value in context.invocation_metadata() or ():
-            if key == "x-event-id":
-                arrivals.setdefault(value, now)
-        return plugin_pb2.EventResponse(handled=True)
-
-    handler = grpc.unary_unary_rpc_method_handler(
-        on_event,
-        request_deserializer=plugin_pb2.PluginEvent.FromString,
-        response_serializer=plugin_pb2.EventResponse.SerializeToString,
-    )
-    server = grpc.aio.server()
-    server.add_generic_rpc_handlers(
-        [grpc.method_handlers_generic_handler(SERVICE, {"OnEvent": handler})]
-    )
-    server.add_insecure_port(f"127.0.0.1:{port}")
-    await server.start()
-    await server.wait_for_termination()
+    plugin = RecordingPlugin()
+    await plugin.start(port)
+    assert plugin.server is not None
+    await plugin.server.wait_for_termination()
 
 
 async def call_for(port: int, seconds: float, in_flight: int) -> tuple[int, float, float]:
