@@ -42,12 +42,16 @@ class DeliveryCounts:
             buckets=LAG_BUCKETS,
             registry=None,  # exposed by GatewayCollector, in the application's registry
         )
+        self._lag_of: dict[str, Histogram] = {}  # each plugin's child: `labels` once, not per call
 
     def finished(self, delivery: Claimed, outcome: str) -> None:
         self.outcomes[delivery.plugin, outcome] += 1
         if outcome == "delivered":
             lag = time.time() - delivery.occurred_at.timestamp()
-            self.lag.labels(delivery.plugin).observe(max(lag, 0.0))
+            child = self._lag_of.get(delivery.plugin)
+            if child is None:
+                child = self._lag_of[delivery.plugin] = self.lag.labels(delivery.plugin)
+            child.observe(max(lag, 0.0))
 
 
 class GatewayCollector(Collector):

@@ -16,6 +16,8 @@ from typing import Any
 from google.protobuf import struct_pb2, timestamp_pb2
 from plugin.v1 import plugin_pb2
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
 
 @dataclass(frozen=True, slots=True)
 class IncomingEvent:
@@ -38,9 +40,14 @@ def to_plugin_event(
 ) -> plugin_pb2.PluginEvent:
     """The PluginEvent of a stored event; absent ids are 0, as the proto documents."""
     struct = struct_pb2.Struct()
-    struct.update(dict(payload))
-    stamp = timestamp_pb2.Timestamp()
-    stamp.FromDatetime(occurred_at.astimezone(UTC))
+    struct.update(payload)
+    # Seconds and nanoseconds from the epoch as integers, exact to the microsecond: what
+    # Timestamp.FromDatetime computes, in a quarter of its time (it is pure Python: 4 us a call,
+    # half of building a small event; docs/events.md "Drain").
+    since = occurred_at - _EPOCH
+    stamp = timestamp_pb2.Timestamp(
+        seconds=since.days * 86400 + since.seconds, nanos=since.microseconds * 1000
+    )
     return plugin_pb2.PluginEvent(
         event_type=event_type,
         payload=struct,
