@@ -108,15 +108,16 @@ def _payload(value: Any, field: str, may_hold_nul: bool = True) -> Mapping[str, 
 
 
 def _depth(value: Any) -> int:
-    """Nesting depth of a JSON value, without recursion (the value may be very deep)."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        deepest = max(deepest, level)
-        if level > MAX_PAYLOAD_DEPTH:
+    """Nesting depth of a JSON value (a scalar inside an object is one level deeper), without
+    recursion (the value may be very deep); stops counting past MAX_PAYLOAD_DEPTH. Level by
+    level: a flat payload costs one pass over its values, not a stack entry per value."""
+    depth, level = 1, [value]  # the containers at `depth`
+    while level and depth <= MAX_PAYLOAD_DEPTH:
+        children = [
+            child for item in level for child in (item.values() if isinstance(item, dict) else item)
+        ]
+        if not children:
             break
-        children = (
-            item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
-        )
-        stack.extend((child, level + 1) for child in children)
-    return deepest
+        depth += 1
+        level = [child for child in children if isinstance(child, dict | list)]
+    return depth
