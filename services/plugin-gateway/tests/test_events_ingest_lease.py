@@ -94,11 +94,11 @@ async def test_no_ingest_lease_for_a_plugin_that_is_down_or_whose_circuit_is_ope
     down = helpers.entry("down", address=f"127.0.0.1:{helpers.free_port()}")
     client = await fresh([helpers.entry(tripped), down], options)
     worker = client.app[DELIVERY_WORKER]
-    lease = worker.ingest_lease(100)
+    lease = worker.ingest_lease()
     assert lease is not None and set(lease.room) == {"tripped"}  # "down" never joined
     worker.release(lease)
     helpers.managed(client, "tripped").breaker.record_call(failed=True, seconds=0.0)
-    assert worker.ingest_lease(100) is None
+    assert worker.ingest_lease() is None
     assert (await post_events(client, [envelope()])).status == 202
     rows = await db.fetch("SELECT plugin, attempts, lease_owner FROM gateway.deliveries")
     assert sorted(tuple(r) for r in rows) == [("down", 0, None), ("tripped", 0, None)]

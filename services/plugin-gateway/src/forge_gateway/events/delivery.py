@@ -65,16 +65,11 @@ INTERRUPTED = "interrupted: the gateway stopped during the call"
 
 
 class _Throughput:
-    """Calls finished per plugin over the last second or so: how many to claim ahead; and the
-    best such rate of late, halved every `PEAK_HALF_LIFE` seconds: how many the ingest may lease
-    ahead (a plugin idle for a few seconds, as before a backlog arrives, is as quick as it was)."""
-
-    PEAK_HALF_LIFE = 10.0
+    """Calls finished per plugin over the last second or so: how many to claim ahead."""
 
     def __init__(self) -> None:
         self._done: Counter[str] = Counter()
         self._last: Counter[str] = Counter()
-        self._peak: dict[str, float] = {}
         self._since = time.monotonic()
 
     def add(self, plugin: str) -> None:
@@ -85,15 +80,9 @@ class _Throughput:
         if now - self._since >= 1.0:
             elapsed = now - self._since
             self._last = Counter({k: int(v / elapsed) for k, v in self._done.items()})
-            fading = 0.5 ** (elapsed / self.PEAK_HALF_LIFE)
-            for name in self._peak.keys() | self._last.keys():
-                self._peak[name] = max(self._last[name], self._peak.get(name, 0.0) * fading)
             self._done.clear()
             self._since = now
         return float(max(self._last[plugin], self._done[plugin]))
-
-    def peak(self, plugin: str) -> float:
-        return max(self.per_second(plugin), self._peak.get(plugin, 0.0))
 
 
 class DeliveryWorker:
@@ -237,11 +226,6 @@ class DeliveryWorker:
             free = self.cap(plugin) - self.in_flight[plugin.name]
             ahead = int(self._throughput.per_second(plugin.name) * self.options.prefetch_seconds)
             want = min(self.options.claim_batch, free + ahead)
-            # What the ingest handed over, or is leasing now, counts against the claims (one
-            # prefetch, not two), but claims keep half the throughput's share at least: under
-            # a sustained ingest older due deliveries are still claimed, and called in turn.
-            ingested = len(fresh) + self._reserved[plugin.name]
-            want = max(want - ingested, ahead // 2)
             if (len(queue) < free or len(queue) * 2 <= want) and want > len(queue):
                 wanted.append((plugin.name, want - len(queue)))
         if wanted and self._claiming is None:
@@ -267,13 +251,12 @@ class DeliveryWorker:
     def _takes_calls(plugin: ManagedPlugin) -> bool:
         return plugin.state is PluginState.READY and plugin.breaker.allows_calls()
 
-    def ingest_lease(self, events: int) -> queries.IngestLease | None:
-        """How many new deliveries of each plugin an ingest of `events` events may lease to this
-        worker as it stores them, reserved until `accept` or `release`; None for none. Per plugin
-        that takes calls: its free slots plus `ingest_prefetch_seconds` of its recent best
-        throughput (`_Throughput.peak`), at most `ingest_batch`, less what the ingest handed
-        over and the worker did not start yet, and at most `events` (concurrent ingests share
-        the room). None while the worker is not running or the recorder is behind."""
+    def ingest_lease(self) -> queries.IngestLease | None:
+        """How many new deliveries of each plugin the ingest may lease to this worker as it
+        stores them, reserved until `accept` or `release`; None for none. Per plugin that takes
+        calls: its free slots plus `ingest_prefetch_seconds` of its recent throughput, at most
+        `ingest_batch`, less what the ingest handed over and the worker did not start yet. None
+        while the worker is not running or the recorder is behind (`unrecorded`)."""
         if not self._accepting or self.unrecorded() >= self.options.outcome_batch:
             return None
         room: dict[str, int] = {}
@@ -282,9 +265,9 @@ class DeliveryWorker:
                 continue
             name = plugin.name
             free = max(0, self.cap(plugin) - self.in_flight[name])
-            ahead = int(self._throughput.peak(name) * self.options.ingest_prefetch_seconds)
+            ahead = int(self._throughput.per_second(name) * self.options.ingest_prefetch_seconds)
             most = min(self.options.ingest_batch, free + ahead)
-            left = min(events, most - len(self._fresh.get(name, ())) - self._reserved[name])
+            left = most - len(self._fresh.get(name, ())) - self._reserved[name]
             if left > 0:
                 room[name] = left
         if not room:

@@ -55,7 +55,7 @@ async def receive_events(request: web.Request) -> web.Response:
     pool, worker = request.app[DB_POOL], request.app[DELIVERY_WORKER]
     # New deliveries go straight to this process's worker, leased in the same statement, as far
     # as it has room: no claim statement for them (docs/events.md "Drain").
-    lease = worker.ingest_lease(len(events))
+    lease = worker.ingest_lease()
     try:
         new, duplicates, leased = await queries.store_events(pool, events, targets, lease)
     except BaseException:
