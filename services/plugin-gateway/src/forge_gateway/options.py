@@ -48,12 +48,6 @@ class DeliveryOptions:
     # throughput, at most `claim_batch`; queued claims wait for a slot of their plugin.
     claim_batch: int = 200
     prefetch_seconds: float = 1.0
-    # The ingest leases new deliveries to its own process's worker as it stores them (no claim
-    # statement for them): per plugin, up to the free slots plus this many seconds of recent
-    # throughput, at most `ingest_batch`, beside what claims queue (docs/events.md "Drain").
-    # Under 2 s (a heartbeat): a lease called within it is never rewritten by a renewal.
-    ingest_prefetch_seconds: float = 1.5
-    ingest_batch: int = 2000
     # Outcomes are recorded together, one statement per batch: after the first outcome the
     # recorder waits this long for the calls finishing meanwhile, up to `outcome_batch` of them.
     # Statements of ~130 outcomes took PostgreSQL about half the time per outcome of statements of

@@ -96,13 +96,6 @@ class DeliveryWorker:
         self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.in_flight: Counter[str] = Counter()
         self._queues: dict[str, deque[Claimed]] = {}
-        # Leased to this worker by the ingest of this process (`ingest_lease`), per plugin: apart
-        # from `_queues`, so claims go on whatever the ingest hands over, and calls take from
-        # both in turn (`_start_queued`): older due deliveries keep half the slots at least.
-        self._fresh: dict[str, deque[Claimed]] = {}
-        self._fresh_turn: set[str] = set()  # plugins whose next call takes a fresh delivery
-        self._reserved: Counter[str] = Counter()  # room promised to ingests under way
-        self._accepting = False  # whether the ingest may lease to this worker
         self._calling: dict[asyncio.Task[None], Claimed] = {}
         self._claiming: asyncio.Task[None] | None = None  # the claim under way (one at a time)
         self._throughput = _Throughput()
@@ -138,22 +131,18 @@ class DeliveryWorker:
         self._recorder = asyncio.create_task(self._record(), name="delivery-outcomes")
         self._heart = asyncio.create_task(self._heartbeat(), name="delivery-heartbeat")
         self._runner = asyncio.create_task(self._run(), name="delivery-worker")
-        self._accepting = True
 
     async def stop(self) -> None:
         """Stop claiming; hand back what was claimed but not started, give calls in flight
         `stop_grace` seconds, then cancel them and record them as interrupted (due again at
         once), so no lease is left to expire."""
-        self._accepting = False  # an ingest under way hands its leases back itself (`accept`)
         await _cancel(self._runner)
         self._runner = None
         # Claims under way are let finish (a cancelled one could lease rows nobody receives).
         if self._claiming is not None:
             await asyncio.gather(self._claiming, return_exceptions=True)
         queued = [d for queue in self._queues.values() for d in queue]
-        queued += [d for queue in self._fresh.values() for d in queue]
         self._queues.clear()
-        self._fresh.clear()
         with contextlib.suppress(Exception):
             await queries.hand_back(self.pool, self.owner, [d.id for d in queued])
         if self._tasks:
@@ -212,12 +201,10 @@ class DeliveryWorker:
         wanted: list[tuple[str, int]] = []
         for plugin in self.manager:
             queue = self._queues.setdefault(plugin.name, deque())
-            fresh = self._fresh.setdefault(plugin.name, deque())
-            if not self._takes_calls(plugin):
-                if queue or fresh:  # deliveries wait without spending attempts
-                    held = [d.id for d in queue] + [d.id for d in fresh]
+            if plugin.state is not PluginState.READY or not plugin.breaker.allows_calls():
+                if queue:  # deliveries wait without spending attempts
+                    held = [d.id for d in queue]
                     queue.clear()
-                    fresh.clear()
                     await queries.hand_back(self.pool, self.owner, held)
                 continue
             started += self._start_queued(plugin, queue)
@@ -233,63 +220,11 @@ class DeliveryWorker:
         return started
 
     def _start_queued(self, plugin: ManagedPlugin, queue: deque[Claimed]) -> int:
-        """Start calls from the claimed queue and the ingest's, one from each in turn while
-        both hold some: neither a sustained ingest nor a backlog of claims starves the other."""
         started, cap, most = 0, self.cap(plugin), self.options.outcome_batch
-        fresh, name = self._fresh.setdefault(plugin.name, deque()), plugin.name
-        while (queue or fresh) and self.in_flight[name] < cap and self.unrecorded() < most:
-            if fresh and (not queue or name in self._fresh_turn):
-                self._fresh_turn.discard(name)
-                self._start(plugin, fresh.popleft())
-            else:
-                self._fresh_turn.add(name)
-                self._start(plugin, queue.popleft())
+        while queue and self.in_flight[plugin.name] < cap and self.unrecorded() < most:
+            self._start(plugin, queue.popleft())
             started += 1
         return started
-
-    @staticmethod
-    def _takes_calls(plugin: ManagedPlugin) -> bool:
-        return plugin.state is PluginState.READY and plugin.breaker.allows_calls()
-
-    def ingest_lease(self) -> queries.IngestLease | None:
-        """How many new deliveries of each plugin the ingest may lease to this worker as it
-        stores them, reserved until `accept` or `release`; None for none. Per plugin that takes
-        calls: its free slots plus `ingest_prefetch_seconds` of its recent throughput, at most
-        `ingest_batch`, less what the ingest handed over and the worker did not start yet. None
-        while the worker is not running or the recorder is behind (`unrecorded`)."""
-        if not self._accepting or self.unrecorded() >= self.options.outcome_batch:
-            return None
-        room: dict[str, int] = {}
-        for plugin in self.manager:
-            if not self._takes_calls(plugin):
-                continue
-            name = plugin.name
-            free = max(0, self.cap(plugin) - self.in_flight[name])
-            ahead = int(self._throughput.per_second(name) * self.options.ingest_prefetch_seconds)
-            most = min(self.options.ingest_batch, free + ahead)
-            left = most - len(self._fresh.get(name, ())) - self._reserved[name]
-            if left > 0:
-                room[name] = left
-        if not room:
-            return None
-        self._reserved.update(room)
-        return queries.IngestLease(self.owner, self.options.lease_seconds, room)
-
-    def release(self, lease: queries.IngestLease) -> None:
-        """The ingest's statement failed: its reserved room is free again."""
-        self._reserved.subtract(lease.room)
-
-    def accept(self, lease: queries.IngestLease, leased: list[Claimed]) -> list[Claimed]:
-        """Queue what the ingest leased to this worker (at most `lease.room` per plugin); what
-        it cannot take (it stopped meanwhile) is returned, for the ingest to hand back."""
-        self.release(lease)
-        if not self._accepting:
-            return leased
-        for delivery in leased:
-            self._fresh.setdefault(delivery.plugin, deque()).append(delivery)
-        if leased:
-            self._wake.set()
-        return []
 
     async def _claim(self, wanted: list[tuple[str, int]]) -> None:
         """Claim for each (plugin, how many), into its queue; the worker is woken to start the
@@ -364,11 +299,9 @@ class DeliveryWorker:
         self._wake.set()  # a slot is free
 
     def _held(self) -> list[int]:
-        return (
-            [d.id for q in self._queues.values() for d in q]
-            + [d.id for q in self._fresh.values() for d in q]
-            + [d.id for d in self._calling.values()]
-        )
+        return [d.id for q in self._queues.values() for d in q] + [
+            d.id for d in self._calling.values()
+        ]
 
     async def _heartbeat(self) -> None:
         """Renew the leases of everything held (queued or in a call), one statement a beat."""

@@ -3,7 +3,6 @@ redelivery)."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import time
 
@@ -16,7 +15,7 @@ from forge_common.relay import SIGNATURE_HEADER, TIMESTAMP_HEADER, signature_pro
 from forge_common.render import json_response
 
 from ..errors import DeliveryNotFound, PluginNotFound, SignatureInvalid
-from ..keys import DELIVERY_WORKER, OPTIONS, PLUGIN_MANAGER
+from ..keys import OPTIONS, PLUGIN_MANAGER
 from ..plugins.plugin import ManagedPlugin
 from . import queries
 from .ingest import parse_batch
@@ -52,23 +51,7 @@ async def receive_events(request: web.Request) -> web.Response:
             if p.config.enabled and (p.manifest is None or p.manifest.subscribes(event_type))
         ]
 
-    pool, worker = request.app[DB_POOL], request.app[DELIVERY_WORKER]
-    # New deliveries go straight to this process's worker, leased in the same statement, as far
-    # as it has room: no claim statement for them (docs/events.md "Drain").
-    lease = worker.ingest_lease()
-    try:
-        new, duplicates, leased = await queries.store_events(pool, events, targets, lease)
-    except BaseException:
-        if lease is not None:
-            worker.release(lease)
-        raise
-    if lease is not None:
-        # A worker that stopped meanwhile takes nothing: given back, due at once (if that fails
-        # too, the leases end in `lease_seconds` and any worker claims them then).
-        refused = worker.accept(lease, leased)
-        if refused:
-            with contextlib.suppress(Exception):
-                await queries.hand_back(pool, worker.owner, [d.id for d in refused])
+    new, duplicates = await queries.store_events(request.app[DB_POOL], events, targets)
     return json_response({"accepted": new, "duplicates": duplicates}, status=202)
 
 

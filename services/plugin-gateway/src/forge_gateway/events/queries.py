@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -15,33 +15,18 @@ from .models import IncomingEvent
 NOTIFY_CHANNEL = "gateway_deliveries"
 
 
-@dataclass(frozen=True, slots=True)
-class IngestLease:
-    """Deliveries the ingest leases to its own process's worker as it stores them: at most
-    `room[plugin]` of each plugin's, in the name of `owner`, for `seconds` (docs/events.md
-    "Drain")."""
-
-    owner: str
-    seconds: float
-    room: Mapping[str, int]
-
-
 async def store_events(
     pool: asyncpg.Pool,
     events: Sequence[IncomingEvent],
     targets: Callable[[str], Sequence[str]],
-    lease: IngestLease | None = None,
-) -> tuple[int, int, list[Claimed]]:
+) -> tuple[int, int]:
     """In one statement (so one transaction and one round trip): each new event once, one
-    delivery per target of its type, and NOTIFY when a delivery is left for claims.
+    delivery per target of its type, and NOTIFY when something is new.
 
-    Returns (new, duplicates, leased); a resent event id changes nothing. With `lease`, up to its
-    room of each plugin's new deliveries (the batch's first events first) are stored leased, as a
-    claim would lease them (attempt 1, due again when the lease ends), and returned: nobody
-    else needs waking for them. PostgreSQL sends the NOTIFY when the transaction commits.
+    Returns (new, duplicates); a resent event id changes nothing. PostgreSQL sends the NOTIFY
+    when the statement's transaction commits.
     """
     routes = [(t, plugin) for t in {e.type for e in events} for plugin in targets(t)]
-    room = lease.room if lease is not None else {}
     row = await pool.fetchrow(
         f"""WITH new AS (
                 INSERT INTO gateway.events
@@ -50,31 +35,14 @@ async def store_events(
                                      $5::bigint[], $6::bigint[], $7::bigint[], $8::jsonb[])
                 ON CONFLICT (id) DO NOTHING
                 RETURNING id, type),
-            target AS (
-                SELECT new.id, route.plugin,
-                       row_number() OVER (PARTITION BY route.plugin ORDER BY batch.n)
-                           <= COALESCE(room.room, 0) AS leased
-                  FROM new
-                  JOIN unnest($1::uuid[]) WITH ORDINALITY AS batch(id, n) ON batch.id = new.id
-                  JOIN unnest($9::text[], $10::text[]) AS route(type, plugin)
-                       ON route.type = new.type
-                  LEFT JOIN unnest($11::text[], $12::int[]) AS room(plugin, room)
-                       ON room.plugin = route.plugin),
             added AS (  -- a data-modifying CTE always runs, referenced or not
-                INSERT INTO gateway.deliveries
-                    (event_id, plugin, attempts, lease_owner, lease_until, next_attempt_at)
-                SELECT id, plugin, leased::int, CASE WHEN leased THEN $13 END,
-                       CASE WHEN leased THEN now() + make_interval(secs => $14) END,
-                       CASE WHEN leased THEN now() + make_interval(secs => $14) ELSE now() END
-                  FROM target
-                RETURNING id, event_id, plugin, lease_owner IS NOT NULL AS leased)
+                INSERT INTO gateway.deliveries (event_id, plugin)
+                SELECT new.id, route.plugin
+                  FROM new JOIN unnest($9::text[], $10::text[]) AS route(type, plugin)
+                       ON route.type = new.type
+                RETURNING 1)
             SELECT (SELECT count(*) FROM new) AS new,
-                   (SELECT pg_notify('{NOTIFY_CHANNEL}', '') FROM added WHERE NOT leased
-                     LIMIT 1) AS notified,
-                   ARRAY(SELECT id FROM added WHERE leased ORDER BY id) AS leased_ids,
-                   ARRAY(SELECT event_id FROM added WHERE leased ORDER BY id) AS leased_events,
-                   ARRAY(SELECT plugin FROM added WHERE leased ORDER BY id) AS leased_plugins,
-                   now() AS started_at""",
+                   (SELECT pg_notify('{NOTIFY_CHANNEL}', '') FROM new LIMIT 1) AS notified""",
         [e.id for e in events],
         [e.type for e in events],
         [e.source for e in events],
@@ -85,49 +53,18 @@ async def store_events(
         [dict(e.payload) for e in events],
         [t for t, _ in routes],
         [plugin for _, plugin in routes],
-        list(room),
-        list(room.values()),
-        lease.owner if lease is not None else None,
-        lease.seconds if lease is not None else 0.0,
     )
     assert row is not None
     new: int = row["new"]
-    by_id = {e.id: e for e in events}
-    started_at = row["started_at"]
-    leased = [
-        _claimed_at_ingest(delivery_id, plugin, by_id[event_id], started_at)
-        for delivery_id, event_id, plugin in zip(
-            row["leased_ids"], row["leased_events"], row["leased_plugins"], strict=True
-        )
-    ]
-    return new, len(events) - new, leased
-
-
-def _claimed_at_ingest(
-    delivery_id: int, plugin: str, event: IncomingEvent, started_at: datetime
-) -> Claimed:
-    """A delivery leased by the ingest, with its event as it arrived (not read back)."""
-    return Claimed(
-        id=delivery_id,
-        attempt=1,
-        plugin=plugin,
-        event_id=event.id,
-        type=event.type,
-        occurred_at=event.occurred_at,
-        repo_id=event.repo_id,
-        org_id=event.org_id,
-        payload=dict(event.payload),
-        started_at=started_at,
-    )
+    return new, len(events) - new
 
 
 # OWNED_IS_PENDING: statements that find a worker's own deliveries by id test `lease_owner` and
-# not `status`. Only a claim (or the ingest, on a new delivery) sets a lease owner, on a pending
-# delivery, and every outcome and hand-back clears it, so a delivery with an owner is pending.
-# Saying `status = 'pending'` as well let the planner pick the partial index of pending
-# deliveries (WHERE status = 'pending') over the primary key whenever its statistics lagged (a
-# table that had just grown, as in a backlog), and read that whole index, with the dead entries
-# every claim leaves, for a few hundred ids.
+# not `status`. Only a claim sets a lease owner, on a pending delivery, and every outcome and
+# hand-back clears it, so a delivery with an owner is pending. Saying `status = 'pending'` as well
+# let the planner pick the partial index of pending deliveries (WHERE status = 'pending') over
+# the primary key whenever its statistics lagged (a table that had just grown, as in a backlog),
+# and read that whole index, with the dead entries every claim leaves, for a few hundred ids.
 
 
 @dataclass(frozen=True, slots=True)
