@@ -33,6 +33,18 @@ if _fallocate is not None:
     _fallocate.restype = ctypes.c_int
 
 
+def first_data(fd: int, position: int, size: int) -> int:
+    """The first offset at or after `position` of the open file `fd` (`size` bytes) that holds
+    data: a hole freed here is skipped without reading it; `size` when only a hole is left."""
+    if position >= size:
+        return position
+    try:
+        return os.lseek(fd, position, os.SEEK_DATA)
+    except OSError as exc:
+        # ENXIO: a hole up to the end; another error: no SEEK_DATA here, read on as usual
+        return size if exc.errno == errno.ENXIO else position
+
+
 def punch(fd: int, start: int, end: int) -> None:
     """Free the bytes [start, end) of the open file `fd`; they read as zeros from now on."""
     if end <= start:
@@ -60,10 +72,7 @@ class LogSpace:
         one): what it holds before its first data is done with (freed by an earlier process)."""
         if inode == self._inode:
             return
-        try:
-            start = os.lseek(fd, 0, os.SEEK_DATA)
-        except OSError as exc:  # ENXIO: all a hole (or empty); else no SEEK_DATA: nothing known
-            start = os.fstat(fd).st_size if exc.errno == errno.ENXIO else 0
+        start = first_data(fd, 0, os.fstat(fd).st_size)
         self._inode, self._done, self._freed = inode, start, start
 
     def counted(self, inode: int, position: int) -> None:

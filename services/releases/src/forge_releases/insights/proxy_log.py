@@ -13,7 +13,6 @@ with one `Counter`, in C, so a busy cache costs the service a few nanoseconds pe
 from __future__ import annotations
 
 import asyncio
-import errno
 import logging
 import os
 import re
@@ -34,6 +33,7 @@ from ..read.update_check import prepare_answer, repo_releases
 from . import queries
 from .counter import Hour, rows_of
 from .dimensions import Defaults
+from .log_space import first_data
 
 log = logging.getLogger(__name__)
 
@@ -148,18 +148,6 @@ async def _hours(app: web.Application, lines: Counter[bytes]) -> list[Hour]:
     return list(by_start.values())
 
 
-def _past_holes(fd: int, position: int, size: int) -> int:
-    """The first offset at or after `position` that holds data: bytes dropped unread beside
-    nginx (insights/log_space.py) are a hole, skipped without reading it."""
-    if position >= size:
-        return position
-    try:
-        return os.lseek(fd, position, os.SEEK_DATA)
-    except OSError as exc:
-        # ENXIO: a hole up to the end; another error: no SEEK_DATA here, read on as usual
-        return size if exc.errno == errno.ENXIO else position
-
-
 def _read(path: Path, inode: int, position: int) -> tuple[int, int, bytes]:
     """(inode, the position after the last whole line read, those lines) from `position`, or
     from the start when the file was replaced (rotated) or cut shorter."""
@@ -167,7 +155,7 @@ def _read(path: Path, inode: int, position: int) -> tuple[int, int, bytes]:
         stat = os.fstat(file.fileno())
         if stat.st_ino != inode or stat.st_size < position:
             position = 0
-        position = _past_holes(file.fileno(), position, stat.st_size)
+        position = first_data(file.fileno(), position, stat.st_size)  # past a freed hole
         file.seek(position)
         data = file.read(READ_AT_MOST)
     # what is left of a hole (its last block, partly freed) reads as zeros, never in a line
@@ -191,36 +179,23 @@ async def read_round(app: web.Application, path: Path, name: str) -> Round | Non
     (the key of its position: the path, shared by the service's replicas; beside nginx, the
     pod's own: insights/beside_nginx.py). None: another replica is reading, or no file yet."""
     pool = app[DB_POOL]
-    await pool.execute(
-        "INSERT INTO releases.insights_log_positions (path, inode, position) VALUES ($1, 0, 0)"
-        " ON CONFLICT (path) DO NOTHING",
-        name,
-    )
+    await queries.add_log_position(pool, name)
     async with pool.acquire() as conn, conn.transaction():
-        row = await conn.fetchrow(
-            "SELECT inode, position FROM releases.insights_log_positions WHERE path = $1"
-            " FOR UPDATE SKIP LOCKED",
-            name,
-        )
-        if row is None:
+        stored = await queries.lock_log_position(conn, name)
+        if stored is None:
             return None  # another replica is reading
         try:
-            inode, position, data = _read(path, row["inode"], row["position"])
+            inode, position, data = _read(path, *stored)
         except FileNotFoundError:
             return None  # nginx has answered nothing from its cache yet
-        if position == row["position"] and inode == row["inode"]:
+        if (inode, position) == stored:
             return Round(inode, position, 0)
         lines = Counter(data.splitlines())
         settings = app[SETTINGS]
         rows = rows_of(await _hours(app, lines), Defaults(settings.server_os, settings.server_arch))
         if rows:
             await queries.add_counts(conn, rows)
-        await conn.execute(
-            "UPDATE releases.insights_log_positions SET inode = $2, position = $3 WHERE path = $1",
-            name,
-            inode,
-            position,
-        )
+        await queries.move_log_position(conn, name, inode, position)
     return Round(inode, position, sum(row.n for row in rows))
 
 

@@ -85,6 +85,12 @@ class Executes(Protocol):
     async def execute(self, query: str, *args: Any) -> str: ...
 
 
+class Fetches(Executes, Protocol):
+    """A connection inside a transaction (insights/proxy_log.py)."""
+
+    async def fetchrow(self, query: str, *args: Any) -> Any: ...
+
+
 async def add_counts(pool: Executes, rows: list[Row]) -> None:
     """Add `rows` to the stored counts: one statement, so a batch is written whole or not at all."""
     dims = [row.dims for row in rows]
@@ -102,6 +108,36 @@ async def add_counts(pool: Executes, rows: list[Row]) -> None:
         [d.channel for d in dims],
         [d.file for d in dims],
         [row.n for row in rows],
+    )
+
+
+async def add_log_position(pool: Executes, name: str) -> None:
+    """The position row of the proxy log `name` (insights/proxy_log.py), at its start if new."""
+    await pool.execute(
+        "INSERT INTO releases.insights_log_positions (path, inode, position) VALUES ($1, 0, 0)"
+        " ON CONFLICT (path) DO NOTHING",
+        name,
+    )
+
+
+async def lock_log_position(conn: Fetches, name: str) -> tuple[int, int] | None:
+    """(inode, position) of the proxy log `name`, locked until the transaction ends; None while
+    another reader holds it."""
+    row = await conn.fetchrow(
+        "SELECT inode, position FROM releases.insights_log_positions WHERE path = $1"
+        " FOR UPDATE SKIP LOCKED",
+        name,
+    )
+    return None if row is None else (row["inode"], row["position"])
+
+
+async def move_log_position(conn: Executes, name: str, inode: int, position: int) -> None:
+    """Store how far the proxy log `name` is counted, in the transaction that added the counts."""
+    await conn.execute(
+        "UPDATE releases.insights_log_positions SET inode = $2, position = $3 WHERE path = $1",
+        name,
+        inode,
+        position,
     )
 
 
