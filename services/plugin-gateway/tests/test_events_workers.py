@@ -164,3 +164,53 @@ async def test_finished_events_are_pruned_after_retention_but_dead_and_pending_s
     assert await queries.prune(pool, older_than_days=7) == 1
     kept = {r["id"] for r in await db.fetch("SELECT id::text FROM gateway.events")}
     assert kept == {dead["id"], pending["id"], fresh_event["id"]}
+
+
+def _rows_read(plan: Any, table: str) -> int:
+    """Rows the scans of `table` read (kept or filtered out) in an EXPLAIN ANALYZE plan."""
+    read = 0
+    if plan.get("Relation Name") == table and "Scan" in plan["Node Type"]:
+        kept, dropped = plan["Actual Rows"], plan.get("Rows Removed by Filter", 0)
+        read += (kept + dropped) * plan["Actual Loops"]
+    for child in plan.get("Plans", ()):
+        read += _rows_read(child, table)
+    return read
+
+
+async def test_recording_outcomes_reads_only_their_deliveries_in_a_backlog(
+    fresh: Any, helpers: Any, db: Any
+) -> None:
+    """An outcome statement costs the same whatever the backlog. Its deliveries are found by id,
+    not among the pending ones: while PostgreSQL's statistics did not know of a backlog yet, a
+    statement of 100 outcomes once read each of 20,000 pending deliveries (and compared each
+    with each outcome), so a drain slowed as it went."""
+    client = await fresh([])
+    worker = client.app[DELIVERY_WORKER]
+    await worker.stop()
+    for status in ("delivered", "pending"):  # what the statistics know of, then a backlog
+        await db.execute(
+            """WITH new AS (
+                   INSERT INTO gateway.events (id, type, source, occurred_at)
+                   SELECT gen_random_uuid(), 'release.published', 'releases', now()
+                     FROM generate_series(1, 20000)
+                   RETURNING id)
+               INSERT INTO gateway.deliveries (event_id, plugin, status)
+               SELECT id, 'p', $1 FROM new""",
+            status,
+        )
+        if status == "delivered":
+            await db.execute("ANALYZE gateway.deliveries")
+    pool = worker.pool
+    claimed = await queries.claim(pool, "p", 100, "w", lease_seconds=30)
+    outcomes = [queries.Outcome(d, "delivered") for d in claimed]
+    arguments = queries.finish_arguments("w", outcomes)
+    explained = db.transaction()
+    await explained.start()
+    try:
+        plan = await db.fetchval("EXPLAIN (ANALYZE, FORMAT JSON) " + queries.FINISH, *arguments)
+    finally:
+        await explained.rollback()
+    read = _rows_read(plan[0]["Plan"], "deliveries")  # the connection decodes JSON
+    assert 100 <= read <= 200, f"the statement read {read} deliveries for 100 outcomes"
+    assert await queries.finish_many(pool, "w", outcomes) == {d.id for d in claimed}
+    assert (await statuses(db)).count(("p", "delivered", 1)) == 100
