@@ -53,6 +53,22 @@ async def post_events(client: Any, events: list[dict[str, Any]]) -> Any:
     return await client.post("/internal/v1/events", data=body, headers=headers)
 
 
+async def store_deliveries(db: Any, count: int, status: str, plugin: str = "p") -> None:
+    """`count` events, each with one delivery to `plugin` in `status`, in one statement."""
+    await db.execute(
+        """WITH new AS (
+               INSERT INTO gateway.events (id, type, source, occurred_at)
+               SELECT gen_random_uuid(), 'release.published', 'releases', now()
+                 FROM generate_series(1, $1)
+               RETURNING id)
+           INSERT INTO gateway.deliveries (event_id, plugin, status)
+           SELECT id, $2, $3 FROM new""",
+        count,
+        plugin,
+        status,
+    )
+
+
 async def statuses(db: Any) -> list[tuple[str, str, int]]:
     rows = await db.fetch(
         "SELECT plugin, status, attempts FROM gateway.deliveries ORDER BY plugin, id"

@@ -14,11 +14,13 @@ from forge_common.keys import SETTINGS
 from forge_gateway.app import create_app
 from forge_gateway.events import delivery, queries
 from forge_gateway.keys import DELIVERY_WORKER
+from forge_testing.plans import explained, explained_as_prepared, rows_read
 
 from .events_support import (
     envelope,
     post_events,
     statuses,
+    store_deliveries,
     until_deliveries,
 )
 
@@ -166,17 +168,6 @@ async def test_finished_events_are_pruned_after_retention_but_dead_and_pending_s
     assert kept == {dead["id"], pending["id"], fresh_event["id"]}
 
 
-def _rows_read(plan: Any, table: str) -> int:
-    """Rows the scans of `table` read (kept or filtered out) in an EXPLAIN ANALYZE plan."""
-    read = 0
-    if plan.get("Relation Name") == table and "Scan" in plan["Node Type"]:
-        kept, dropped = plan["Actual Rows"], plan.get("Rows Removed by Filter", 0)
-        read += (kept + dropped) * plan["Actual Loops"]
-    for child in plan.get("Plans", ()):
-        read += _rows_read(child, table)
-    return read
-
-
 async def test_recording_outcomes_reads_only_their_deliveries_in_a_backlog(
     fresh: Any, helpers: Any, db: Any
 ) -> None:
@@ -187,30 +178,41 @@ async def test_recording_outcomes_reads_only_their_deliveries_in_a_backlog(
     client = await fresh([])
     worker = client.app[DELIVERY_WORKER]
     await worker.stop()
-    for status in ("delivered", "pending"):  # what the statistics know of, then a backlog
-        await db.execute(
-            """WITH new AS (
-                   INSERT INTO gateway.events (id, type, source, occurred_at)
-                   SELECT gen_random_uuid(), 'release.published', 'releases', now()
-                     FROM generate_series(1, 20000)
-                   RETURNING id)
-               INSERT INTO gateway.deliveries (event_id, plugin, status)
-               SELECT id, 'p', $1 FROM new""",
-            status,
-        )
-        if status == "delivered":
-            await db.execute("ANALYZE gateway.deliveries")
+    await store_deliveries(db, 20000, "delivered")  # what the statistics know of
+    await db.execute("ANALYZE gateway.deliveries")
+    await store_deliveries(db, 20000, "pending")  # then a backlog
     pool = worker.pool
     claimed = await queries.claim(pool, "p", 100, "w", lease_seconds=30)
     outcomes = [queries.Outcome(d, "delivered") for d in claimed]
-    arguments = queries.finish_arguments("w", outcomes)
-    explained = db.transaction()
-    await explained.start()
-    try:
-        plan = await db.fetchval("EXPLAIN (ANALYZE, FORMAT JSON) " + queries.FINISH, *arguments)
-    finally:
-        await explained.rollback()
-    read = _rows_read(plan[0]["Plan"], "deliveries")  # the connection decodes JSON
+    plan = await explained(db, queries.FINISH, *queries.finish_arguments("w", outcomes))
+    read = rows_read(plan, "deliveries")
     assert 100 <= read <= 200, f"the statement read {read} deliveries for 100 outcomes"
     assert await queries.finish_many(pool, "w", outcomes) == {d.id for d in claimed}
     assert (await statuses(db)).count(("p", "delivered", 1)) == 100
+
+
+async def test_outcome_statements_read_only_their_deliveries_once_prepared_on_a_small_table(
+    fresh: Any, helpers: Any, db: Any
+) -> None:
+    """Each connection prepares the outcome statement once. Planned once for all arguments, as
+    PostgreSQL does after a few runs, its plan was made while the table was small and kept: a
+    scan of every delivery for each statement once the table had grown (55,000 rows read per
+    statement in a drain). The worker's connections plan each statement for its own batch."""
+    client = await fresh([])
+    worker = client.app[DELIVERY_WORKER]
+    await worker.stop()
+    async with worker.pool.acquire() as conn:
+        await store_deliveries(db, 50, "pending")  # a quiet start: a few outcomes at a time
+        quiet = await queries.claim(worker.pool, "p", 50, "w", lease_seconds=30)
+        for first in range(0, 50, 5):
+            outcomes = [queries.Outcome(d, "delivered") for d in quiet[first : first + 5]]
+            await conn.fetch(queries.FINISH, *queries.finish_arguments("w", outcomes))
+        await store_deliveries(db, 40000, "delivered")  # then a busy hour
+        await store_deliveries(db, 20000, "pending")  # and a backlog
+        claimed = await queries.claim(worker.pool, "p", 100, "w", lease_seconds=30)
+        arguments = queries.finish_arguments(
+            "w", [queries.Outcome(d, "delivered") for d in claimed]
+        )
+        plan = await explained_as_prepared(conn, queries.FINISH, *arguments)
+    read = rows_read(plan, "deliveries")
+    assert 100 <= read <= 200, f"the statement read {read} deliveries for 100 outcomes"

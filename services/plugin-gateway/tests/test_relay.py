@@ -20,8 +20,16 @@ from forge_common.db import create_pool
 from forge_common.keys import NOTIFICATIONS
 from forge_common.notifications import APPLICATION_NAME
 from forge_common.outbox import NOTIFY_CHANNEL, Event, emit
-from forge_common.relay import OutboxRelay, RelayOptions, sign, signature_problem
+from forge_common.relay import (
+    CLAIM,
+    RELAY_TRANSACTION,
+    OutboxRelay,
+    RelayOptions,
+    sign,
+    signature_problem,
+)
 from forge_gateway.app import create_app
+from forge_testing.plans import explained_as_prepared, rows_read
 from forge_testing.waiting import eventually
 
 FAST_RELAY = RelayOptions(
@@ -285,3 +293,32 @@ async def test_a_dropped_listen_connection_is_reestablished(
         ids = await emit_events(db, 1)
         await helpers.eventually(lambda: fake.calls["OnEvent"] == 1, within=2, what="event")
     assert fake.event_ids() == ids
+
+
+async def test_a_claim_reads_only_its_batch_once_prepared_on_a_small_outbox(
+    settings: Settings, db: Any
+) -> None:
+    """The relay's connection prepares its claim once. Planned once for all arguments, as
+    PostgreSQL does after a few runs, the plan was made while the outbox was nearly empty and
+    kept: a scan and sort of the whole outbox for every claim once a backlog had piled up. The
+    relay plans each claim for its own limit, along the index of due rows."""
+    fill = """INSERT INTO core.outbox (type, source, payload)
+              SELECT 'release.published', 'releases', jsonb_build_object('n', n)
+                FROM generate_series(1, $1) AS n"""
+    pool = await create_pool(settings.database_url, max_size=1)
+    try:
+        async with pool.acquire() as conn:
+            await db.execute(fill, 50)  # a quiet start: a few events a round
+            for _ in range(10):
+                async with conn.transaction():
+                    await conn.execute(RELAY_TRANSACTION)
+                    sent = await conn.fetch(CLAIM, 5, 30.0)
+                await conn.execute(
+                    "DELETE FROM core.outbox WHERE id = ANY($1)", [r["id"] for r in sent]
+                )
+            await db.execute(fill, 20000)  # then a backlog
+            plan = await explained_as_prepared(conn, CLAIM, 500, 30.0, setup=RELAY_TRANSACTION)
+    finally:
+        await pool.close()
+    read = rows_read(plan, "outbox")
+    assert 500 <= read <= 1000, f"the claim read {read} outbox rows for a batch of 500"

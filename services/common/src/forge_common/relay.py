@@ -141,28 +141,28 @@ async def delete_sent(pool: asyncpg.Pool, ids: Sequence[Any]) -> None:
         await conn.execute("DELETE FROM core.outbox WHERE id = ANY($1::uuid[])", ids)
 
 
+# Lease up to $1 due rows for $2 seconds, longest due first (for a new row: oldest first), along
+# the (next_attempt_at, occurred_at) index without sorting the backlog; other relays skip them until
+# the lease ends.
+CLAIM = """WITH due AS (
+               SELECT id FROM core.outbox
+                WHERE next_attempt_at <= now()
+                ORDER BY next_attempt_at, occurred_at
+                LIMIT $1
+                FOR UPDATE SKIP LOCKED)
+           UPDATE core.outbox o
+              SET next_attempt_at = now() + make_interval(secs => $2),
+                  attempts = o.attempts + 1
+            WHERE o.id = ANY(ARRAY(SELECT id FROM due))
+           RETURNING o.id, o.type, o.occurred_at, o.source, o.repo_id, o.org_id,
+                     o.actor_id, o.payload"""
+
+
 async def claim(pool: asyncpg.Pool, limit: int, lease_seconds: float) -> list[asyncpg.Record]:
-    """Lease up to `limit` due rows, longest due first (for a new row: oldest first), along the
-    (next_attempt_at, occurred_at) index without sorting the backlog; other relays skip them
-    until the lease ends."""
+    """Lease up to `limit` due rows (CLAIM), in the order they are sent."""
     async with pool.acquire() as conn, conn.transaction():
         await conn.execute(RELAY_TRANSACTION)
-        rows: list[asyncpg.Record] = await conn.fetch(
-            """WITH due AS (
-                   SELECT id FROM core.outbox
-                    WHERE next_attempt_at <= now()
-                    ORDER BY next_attempt_at, occurred_at
-                    LIMIT $1
-                    FOR UPDATE SKIP LOCKED)
-               UPDATE core.outbox o
-                  SET next_attempt_at = now() + make_interval(secs => $2),
-                      attempts = o.attempts + 1
-                 FROM due WHERE o.id = due.id
-               RETURNING o.id, o.type, o.occurred_at, o.source, o.repo_id, o.org_id,
-                         o.actor_id, o.payload""",
-            limit,
-            lease_seconds,
-        )
+        rows: list[asyncpg.Record] = await conn.fetch(CLAIM, limit, lease_seconds)
     return sorted(rows, key=lambda r: (r["occurred_at"], r["id"]))
 
 
