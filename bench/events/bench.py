@@ -53,6 +53,7 @@ import aiohttp
 import asyncpg
 import uvloop
 from forge_common.embedded_pg import EmbeddedPostgres, free_port
+from forge_gateway.options import DeliveryOptions
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
 from forge_testing.processes import cpu_seconds
@@ -66,7 +67,7 @@ API_EVENTS = ("release.created", "release.published")  # what creating a release
 API_TOKEN = "bench-events-token"  # noqa: S105 (a throwaway database's)
 FULL = {"rate": 500, "overload": 4000, "seconds": 5.0, "backlog": 10_000, "api_rate": 1500}
 SMOKE = {"rate": 100, "overload": 400, "seconds": 1.5, "backlog": 300, "api_rate": 50}
-GATEWAY_CAP = 16  # DeliveryOptions.concurrency: OnEvent calls in flight per plugin by default
+GATEWAY_CAP = DeliveryOptions().concurrency  # OnEvent calls in flight per plugin by default
 
 
 INSERT = """WITH added AS (

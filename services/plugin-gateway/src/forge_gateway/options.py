@@ -33,10 +33,12 @@ class DeliveryOptions:
 
     poll_interval: float = 1.0  # LISTEN/NOTIFY wakes workers sooner; this is the fallback
     # OnEvent calls in flight per plugin unless its PLUGINS_FILE entry sets `max_in_flight`: a
-    # slow plugin only fills its own. 16, not 4: with 4 one gateway delivered ~1,250 events/s to a
-    # quick plugin, with 16 ~2,000/s (bench/events, bench/RESULTS.md); a gRPC channel multiplexes
-    # them, and a plugin that wants fewer says so in the file.
-    concurrency: int = 16
+    # slow plugin only fills its own. 64, not 16 (nor 4 before that): a gRPC channel multiplexes
+    # them, and the more calls share each read, write and wake-up, the less each costs the
+    # gateway and the plugin; a 5,000-event backlog went out at ~4,400 events/s instead of
+    # ~3,400-4,000 (bench/RESULTS.md "Events: plans, and 64 calls in flight"). A plugin that
+    # wants fewer says so in the file.
+    concurrency: int = 64
     # Seconds before attempt 2, 3, ...: seconds, then minutes, then hours; the last one repeats.
     retry_schedule: tuple[float, ...] = (5, 30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600)
     max_attempts: int = 12  # then the delivery is a dead letter
