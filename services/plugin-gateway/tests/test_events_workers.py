@@ -162,10 +162,20 @@ async def test_finished_events_are_pruned_after_retention_but_dead_and_pending_s
     await db.execute("UPDATE gateway.events SET received_at = now() - interval '8 days'")
     fresh_event = envelope()
     await post_events(client, [fresh_event])
+    await db.execute(
+        """INSERT INTO gateway.delivery_attempts (delivery_id, attempt, started_at, outcome)
+           SELECT id, 1, now(), 'delivered' FROM gateway.deliveries WHERE status = 'delivered'"""
+    )
     pool = client.app[DELIVERY_WORKER].pool
     assert await queries.prune(pool, older_than_days=7) == 1
     kept = {r["id"] for r in await db.fetch("SELECT id::text FROM gateway.events")}
     assert kept == {dead["id"], pending["id"], fresh_event["id"]}
+    # The pruned event's delivery and its attempt go with it; the others stay.
+    left = await db.fetch("SELECT event_id::text AS event, status FROM gateway.deliveries")
+    assert sorted((r["event"], r["status"]) for r in left) == sorted(
+        [(dead["id"], "dead"), (pending["id"], "pending")]
+    )
+    assert await db.fetchval("SELECT count(*) FROM gateway.delivery_attempts") == 0
 
 
 async def test_recording_outcomes_reads_only_their_deliveries_in_a_backlog(
