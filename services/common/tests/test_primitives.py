@@ -136,3 +136,24 @@ def test_shared_world_databases_hold_their_world_until_dropped(
     world_databases.drop(shared)
     with pytest.raises(asyncpg.InvalidCatalogNameError):
         run_sync(users())
+
+
+async def test_pool_settings_are_set_once_connected_not_sent_at_startup(database_url: str) -> None:
+    """A session-mode pooler is supported, and PgBouncer refuses a startup packet carrying a
+    setting it does not know (or drops it): a pool's settings are set by a statement once each
+    connection is open ("session"), not sent at startup ("client"), and outlive a rollback."""
+    wanted = {"plan_cache_mode": "force_custom_plan", "synchronous_commit": "off"}
+    pool = await create_pool(database_url, max_size=1, server_settings=wanted)
+    try:
+        with pytest.raises(RuntimeError):
+            async with transaction(pool):
+                raise RuntimeError("abandon")
+        rows = await pool.fetch(
+            "SELECT name, setting, source FROM pg_settings WHERE name = ANY($1::text[])",
+            list(wanted),
+        )
+    finally:
+        await pool.close()
+    assert {r["name"]: (r["setting"], r["source"]) for r in rows} == {
+        name: (value, "session") for name, value in wanted.items()
+    }

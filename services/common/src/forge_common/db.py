@@ -72,13 +72,23 @@ async def create_pool(
     server_settings: dict[str, str] | None = None,
 ) -> asyncpg.Pool:
     """`server_settings`: PostgreSQL settings of every connection of the pool (the event delivery
-    worker's pool commits without waiting for the WAL flush: docs/events.md "Under overload")."""
+    worker's pool commits without waiting for the WAL flush: docs/events.md "Under overload").
+
+    They are set by a statement when a connection opens, not sent as startup parameters: PgBouncer
+    refuses a connection whose startup packet carries a setting it does not know (or, told to
+    ignore them, drops the setting), and a session-mode pooler is supported (docs/deploy.md)."""
+    settings = dict(server_settings or {})
+
+    async def init(conn: asyncpg.Connection[Any]) -> None:
+        await _init_connection(conn)
+        for name, value in settings.items():
+            await conn.execute("SELECT set_config($1, $2, false)", name, value)
+
     pool = await asyncpg.create_pool(
         dsn,
         min_size=min_size,
         max_size=max_size,
-        server_settings=server_settings,
-        init=_init_connection,
+        init=init,
         reset=_keep_session,
         statement_cache_size=1024,
         command_timeout=30,
