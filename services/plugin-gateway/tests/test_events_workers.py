@@ -226,3 +226,17 @@ async def test_outcome_statements_read_only_their_deliveries_once_prepared_on_a_
         plan = await explained_as_prepared(conn, queries.FINISH, *arguments)
     read = rows_read(plan, "deliveries")
     assert 100 <= read <= 200, f"the statement read {read} deliveries for 100 outcomes"
+
+
+async def test_a_claim_reads_only_its_batch_in_a_backlog(fresh: Any, db: Any) -> None:
+    """A claim costs the same whatever the backlog: it takes the first due deliveries along the
+    index of pending ones and updates them by id. Joined to the claimed rows instead, PostgreSQL
+    hashed all 20,000 deliveries for a claim of 100 whenever its cost model found that cheaper."""
+    client = await fresh([])
+    await client.app[DELIVERY_WORKER].stop()
+    await store_deliveries(db, 20000, "pending")
+    await db.execute("ANALYZE gateway.deliveries")
+    arguments = ("p", 100, "w", 30.0, queries.LOST_ATTEMPT, [])
+    plan = await explained(db, queries.CLAIM, *arguments)  # planned afresh, as the worker does
+    read = rows_read(plan, "deliveries")
+    assert 100 <= read <= 200, f"the claim read {read} deliveries for 100"

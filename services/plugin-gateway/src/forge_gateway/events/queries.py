@@ -88,6 +88,35 @@ class Claimed:
 LOST_ATTEMPT = "lease expired: the worker {owner} recorded no outcome (stopped or cut off)"
 
 
+# The leased rows are updated by id, one primary-key lookup each (`d.id = ANY(ARRAY(...))`): joined
+# to the claimed rows alone, the planner hashed the whole deliveries table for a claim of 100
+# whenever its cost model found that cheaper (3.5 ms instead of 1.2 with 20,000 stored).
+CLAIM = """WITH due AS (
+           SELECT id, lease_owner, lease_until, attempts FROM gateway.deliveries
+            WHERE plugin = $1 AND status = 'pending' AND next_attempt_at <= now()
+              AND id <> ALL($6::bigint[])
+            ORDER BY next_attempt_at, id
+            LIMIT $2
+            FOR UPDATE SKIP LOCKED),
+       lost AS (
+           INSERT INTO gateway.delivery_attempts
+                  (delivery_id, attempt, started_at, outcome, error)
+           SELECT id, attempts, lease_until, 'retry', replace($5, '{owner}', lease_owner)
+             FROM due WHERE lease_owner IS NOT NULL AND attempts > 0
+           ON CONFLICT DO NOTHING)
+       UPDATE gateway.deliveries d
+          SET attempts = d.attempts + 1,
+              lease_owner = $3,
+              lease_until = now() + make_interval(secs => $4),
+              next_attempt_at = now() + make_interval(secs => $4),
+              last_error = CASE WHEN due.lease_owner IS NULL THEN d.last_error
+                                ELSE replace($5, '{owner}', due.lease_owner) END
+         FROM due, gateway.events e
+        WHERE d.id = due.id AND d.id = ANY(ARRAY(SELECT id FROM due)) AND e.id = d.event_id
+       RETURNING d.id, d.attempts AS attempt, d.plugin, e.id AS event_id, e.type, e.occurred_at,
+                 e.repo_id, e.org_id, e.payload, now() AS started_at"""
+
+
 async def claim(
     pool: asyncpg.Pool,
     plugin: str,
@@ -104,30 +133,7 @@ async def claim(
     that attempt is recorded here, as a retry, so `delivery_attempts` misses none. `held`: ids
     the caller still works on (its lease lapsed, say the database was slow): not claimed again."""
     rows = await pool.fetch(
-        """WITH due AS (
-               SELECT id, lease_owner, lease_until, attempts FROM gateway.deliveries
-                WHERE plugin = $1 AND status = 'pending' AND next_attempt_at <= now()
-                  AND id <> ALL($6::bigint[])
-                ORDER BY next_attempt_at, id
-                LIMIT $2
-                FOR UPDATE SKIP LOCKED),
-           lost AS (
-               INSERT INTO gateway.delivery_attempts
-                      (delivery_id, attempt, started_at, outcome, error)
-               SELECT id, attempts, lease_until, 'retry', replace($5, '{owner}', lease_owner)
-                 FROM due WHERE lease_owner IS NOT NULL AND attempts > 0
-               ON CONFLICT DO NOTHING)
-           UPDATE gateway.deliveries d
-              SET attempts = d.attempts + 1,
-                  lease_owner = $3,
-                  lease_until = now() + make_interval(secs => $4),
-                  next_attempt_at = now() + make_interval(secs => $4),
-                  last_error = CASE WHEN due.lease_owner IS NULL THEN d.last_error
-                                    ELSE replace($5, '{owner}', due.lease_owner) END
-             FROM due, gateway.events e
-            WHERE d.id = due.id AND e.id = d.event_id
-           RETURNING d.id, d.attempts AS attempt, d.plugin, e.id AS event_id, e.type, e.occurred_at,
-                     e.repo_id, e.org_id, e.payload, now() AS started_at""",
+        CLAIM,
         plugin,
         limit,
         owner,
