@@ -23,7 +23,7 @@ import asyncpg
 import pytest
 import yaml
 from forge_common.embedded_pg import find_bindir, free_port
-from forge_testing.plugin import run_sync
+from forge_testing.plugin import query, run_sync
 from forge_testing.processes import NotReady, stop_process, wait_until_ready
 
 pytestmark = pytest.mark.e2e
@@ -413,13 +413,9 @@ class _PasswordPostgres:
             shutil.rmtree(self.folder, ignore_errors=True)
 
 
-async def _current_user(url: str) -> str:
-    conn = await asyncpg.connect(url)
-    try:
-        user: str = await conn.fetchval("SELECT current_user")
-        return user
-    finally:
-        await conn.close()
+def _current_user(url: str) -> str:
+    user: str = query(url, "SELECT current_user")[0][0]
+    return user
 
 
 async def _change_password(url: str, user: str, password: str) -> None:
@@ -453,17 +449,17 @@ def test_compose_database_password_opens_postgres_initialised_from_the_file(
             "POSTGRES_DB": "postgres",  # the image would create POSTGRES_DB; initdb alone does not
         }
         url = _seen(secrets_dir, here)["DATABASE_URL"]
-        assert run_sync(_current_user(url)) == "forge"
+        assert _current_user(url) == "forge"
         wrong = url.replace((secrets_dir / "POSTGRES_PASSWORD").read_text(), "0" * 64)
         with pytest.raises(asyncpg.InvalidPasswordError):
-            run_sync(_current_user(wrong))
+            _current_user(wrong)
 
         changed = "n3w p@ss:w/rd%é"
         run_sync(_change_password(url, "forge", changed))
         given = _environment("secrets") | {"POSTGRES_PASSWORD": changed}
         assert _with_secrets(secrets_dir, given, ["true"]).returncode == 0
         url = _seen(secrets_dir, here)["DATABASE_URL"]
-        assert run_sync(_current_user(url)) == "forge"
+        assert _current_user(url) == "forge"
     finally:
         database.stop()
 

@@ -17,11 +17,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import asyncpg
 import pytest
 from forge_common.embedded_pg import free_port
 from forge_testing.loopback import answers, request
-from forge_testing.plugin import run_sync
+from forge_testing.plugin import query, run_sync
 from forge_testing.processes import (
     forge_env,
     forge_load,
@@ -57,28 +56,17 @@ QUICK = "0.2"  # INSIGHTS_FLUSH_SECONDS of the service and the readers: the test
 WITHIN = 30.0
 
 
-async def _fetch(database_url: str, query: str) -> list[asyncpg.Record]:
-    conn = await asyncpg.connect(database_url)
-    try:
-        return await conn.fetch(query)
-    finally:
-        await conn.close()
-
-
 def by(database_url: str, dim: str) -> dict[str, int]:
     assert dim in ("running", "offered", "feed")
-    rows = run_sync(
-        _fetch(
-            database_url,
-            f"SELECT {dim} AS value, sum(n)::bigint AS n FROM releases.insights_hourly"
-            " WHERE kind = 'check' GROUP BY 1",
-        )
+    sql = (
+        f"SELECT {dim} AS value, sum(n)::bigint AS n FROM releases.insights_hourly"
+        " WHERE kind = 'check' GROUP BY 1"
     )
-    return {row["value"]: row["n"] for row in rows}
+    return {row["value"]: row["n"] for row in query(database_url, sql)}
 
 
 def positions(database_url: str) -> dict[str, int]:
-    rows = run_sync(_fetch(database_url, "SELECT * FROM releases.insights_log_positions"))
+    rows = query(database_url, "SELECT * FROM releases.insights_log_positions")
     return {row["path"]: row["position"] for row in rows}
 
 

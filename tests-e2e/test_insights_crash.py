@@ -9,10 +9,9 @@ import subprocess
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import asyncpg
 import pytest
 from forge_testing.loopback import request
-from forge_testing.plugin import run_sync
+from forge_testing.plugin import query, run_sync
 from forge_testing.processes import (
     forge_load,
     start_forge_service,
@@ -33,35 +32,22 @@ FLUSH = 0.5
 WITHIN = 30.0
 
 
-async def _fetchval(database_url: str, query: str) -> int:
-    conn = await asyncpg.connect(database_url)
-    try:
-        value: int = await conn.fetchval(query)
-        return value
-    finally:
-        await conn.close()
-
-
 def stored(database_url: str) -> int:
-    return run_sync(
-        _fetchval(
-            database_url,
-            "SELECT coalesce(sum(n), 0)::bigint FROM releases.insights_hourly WHERE kind = 'check'",
-        )
-    )
+    sql = "SELECT coalesce(sum(n), 0)::bigint FROM releases.insights_hourly WHERE kind = 'check'"
+    count: int = query(database_url, sql)[0][0]
+    return count
 
 
 def others_connected(database_url: str) -> int:
     """Sessions on the database besides this query's: a killed process's last write may still
     be running in its session, which ends once PostgreSQL has finished it and seen the socket
     closed."""
-    return run_sync(
-        _fetchval(
-            database_url,
-            "SELECT count(*) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()",
-        )
+    sql = (
+        "SELECT count(*) FROM pg_stat_activity"
+        " WHERE datname = current_database() AND pid <> pg_backend_pid()"
     )
+    count: int = query(database_url, sql)[0][0]
+    return count
 
 
 def start(database_url: str, storage: Path, log: Path) -> tuple[subprocess.Popen[bytes], int]:

@@ -36,8 +36,8 @@ class DeliveryOptions:
     # slow plugin only fills its own. 64, not 16 (nor 4 before that): a gRPC channel multiplexes
     # them, and the more calls share each read, write and wake-up, the less each costs the
     # gateway and the plugin; a 5,000-event backlog went out at ~4,400 events/s instead of
-    # ~3,400-4,000 (bench/RESULTS.md "Events: plans, and 64 calls in flight"). A plugin that
-    # wants fewer says so in the file.
+    # ~3,400-4,000 (bench/RESULTS.md "Events: plans, foreign keys and 64 calls in flight").
+    # A plugin that wants fewer says so in the file.
     concurrency: int = 64
     # Seconds before attempt 2, 3, ...: seconds, then minutes, then hours; the last one repeats.
     retry_schedule: tuple[float, ...] = (5, 30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600)

@@ -15,11 +15,9 @@ from typing import Any
 import asyncpg
 
 
-async def explained(
-    conn: asyncpg.Connection[Any], statement: str, *args: Any, setup: str = ""
-) -> dict[str, Any]:
-    """The executed plan of `statement` with `args`, planned now; `setup` runs first (SET LOCAL)."""
-    return await _explain(conn, "EXPLAIN (ANALYZE, FORMAT JSON) " + statement, args, setup)
+async def explained(conn: asyncpg.Connection[Any], statement: str, *args: Any) -> dict[str, Any]:
+    """The executed plan of `statement` with `args`, planned now."""
+    return await _explain(conn, "EXPLAIN (ANALYZE, FORMAT JSON) " + statement, args, "")
 
 
 async def explained_as_prepared(

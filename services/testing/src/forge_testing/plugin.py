@@ -40,6 +40,21 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         return pool.submit(asyncio.run, coro).result()
 
 
+def query(database_url: str, sql: str, *args: Any) -> list[asyncpg.Record]:
+    """The rows of `sql`, on a connection of its own, from sync test code (what a process under
+    test stored)."""
+
+    async def fetch() -> list[asyncpg.Record]:
+        conn = await asyncpg.connect(database_url)
+        try:
+            rows: list[asyncpg.Record] = await conn.fetch(sql, *args)
+            return rows
+        finally:
+            await conn.close()
+
+    return run_sync(fetch())
+
+
 def with_database(url: str, name: str) -> str:
     parts = urlsplit(url)
     return urlunsplit(parts._replace(path=f"/{name}"))

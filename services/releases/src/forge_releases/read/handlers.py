@@ -161,7 +161,7 @@ async def kept_list(
     cache = request.app[RELEASE_CACHE]
     # anonymous and public: every such caller gets the same page for the same query string
     shared = resolved.public and is_anonymous(request)
-    key = f"{shape}?{request.rel_url.raw_query_string}"  # as `fast_list` looks it up
+    key = _list_key(shape, request)  # as `fast_list` looks it up
     if not shared:
         answer, drafts = await page()
         return answer.respond(request, resolved.public and not drafts)
@@ -176,9 +176,14 @@ async def kept_list(
     return answer.respond(request, public)
 
 
+def _list_key(shape: str, request: web.BaseRequest) -> str:
+    """What a list's pages are kept under: the API shape and the query as sent."""
+    return f"{shape}?{request.rel_url.raw_query_string}"
+
+
 def list_key(request: web.BaseRequest, match: Mapping[str, str]) -> str:
-    """What the list's pages are kept under (the query as sent), before routing and after."""
-    return f"v2?{request.rel_url.raw_query_string}"
+    """The version-2 list's key before routing (forge_common.fast_path, routes.py)."""
+    return _list_key("v2", request)
 
 
 def fast_list(

@@ -70,10 +70,10 @@ async def update_check(request: web.Request) -> web.Response:
         url_for = partial(handed_out_url, request)
         own = _prepare(request, resolved.ref, releases, url_for)
         request.app[INSIGHTS].answered(
-            resolved.ref.repo_id, request.rel_url.raw_query_string, own.body
+            resolved.ref.repo_id, update_check_key(request, request.match_info), own.body
         )
         return own.respond(request, False)
-    raw_query = request.rel_url.raw_query_string
+    raw_query = update_check_key(request, request.match_info)
     cache = request.app[RELEASE_CACHE]
     answer = cache.kept(releases, raw_query)
     if answer is None:
