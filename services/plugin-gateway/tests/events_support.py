@@ -10,6 +10,8 @@ from typing import Any
 
 from forge_common.keys import SETTINGS
 from forge_common.relay import sign
+from forge_gateway.events import queries
+from forge_gateway.events.ingest import parse_batch
 from forge_gateway.options import BreakerOptions
 from forge_testing.waiting import eventually
 
@@ -51,6 +53,13 @@ async def post_events(client: Any, events: list[dict[str, Any]]) -> Any:
     body = json.dumps({"events": events}).encode()
     headers = signed(body, client.app[SETTINGS].events_secret)
     return await client.post("/internal/v1/events", data=body, headers=headers)
+
+
+async def store_unleased(pool: Any, events: list[dict[str, Any]], plugins: list[str]) -> None:
+    """`events` stored as another replica's ingest stores what its own worker has no room for:
+    a delivery to each of `plugins`, due for any worker to claim, announced by NOTIFY."""
+    body = json.dumps({"events": events}).encode()
+    await queries.store_events(pool, parse_batch(body, len(events)), lambda _type: plugins)
 
 
 async def store_deliveries(db: Any, count: int, status: str, plugin: str = "p") -> None:

@@ -19,6 +19,7 @@ from .events_support import (
     lenient,
     post_events,
     statuses,
+    store_unleased,
     until_deliveries,
 )
 
@@ -256,15 +257,16 @@ async def test_max_in_flight_in_the_plugins_file_sets_one_plugins_cap(
 async def test_notify_wakes_the_worker_and_its_listen_connection_comes_back(
     fresh: Any, fakes: Any, helpers: Any, db: Any
 ) -> None:
-    """With polling every 30 s, only LISTEN/NOTIFY can deliver within seconds; after the
-    process's LISTEN connection (`app[NOTIFICATIONS]`) is killed, say the database restarted,
-    the worker is woken by NOTIFY again."""
+    """With polling every 30 s, only LISTEN/NOTIFY can deliver within seconds what another
+    replica's ingest stored; after the process's LISTEN connection (`app[NOTIFICATIONS]`) is
+    killed, say the database restarted, the worker is woken by NOTIFY again."""
     fake = await fakes(helpers.FakePlugin("quick", events=["release.published"]))
     slow_polling = replace(helpers.FAST.delivery, poll_interval=30)
     client = await fresh([helpers.entry(fake)], replace(helpers.FAST, delivery=slow_polling))
     notifications = client.app[NOTIFICATIONS]
     await asyncio.wait_for(notifications.listening.wait(), 5)
-    await post_events(client, [envelope()])
+    pool = client.app[DELIVERY_WORKER].pool
+    await store_unleased(pool, [envelope()], ["quick"])
     await helpers.eventually(lambda: fake.calls["OnEvent"] == 1, within=3, what="NOTIFY")
     pid = notifications.server_pid
     assert pid is not None
@@ -274,5 +276,5 @@ async def test_notify_wakes_the_worker_and_its_listen_connection_comes_back(
         within=5,
         what="a new LISTEN connection",
     )
-    await post_events(client, [envelope()])
+    await store_unleased(pool, [envelope()], ["quick"])
     await helpers.eventually(lambda: fake.calls["OnEvent"] == 2, within=3, what="NOTIFY again")

@@ -112,6 +112,12 @@ async def test_ingest_stores_each_event_once_with_one_delivery_per_subscribed_pl
         (pinned["id"], "pins"),
         (published["id"], "rel"),
     ]
+    # A new event twice in one batch is stored once, with one delivery.
+    again = envelope()
+    response = await post_events(client, [again, again])
+    assert await response.json() == {"accepted": 1, "duplicates": 1}
+    count = "SELECT count(*) FROM gateway.deliveries WHERE event_id = $1::text::uuid"
+    assert await db.fetchval(count, again["id"]) == 1
 
 
 async def test_plugin_down_at_ingest_still_gets_a_delivery_and_unsubscribed_ones_are_skipped(

@@ -21,13 +21,16 @@ from .events_support import (
     post_events,
     statuses,
     store_deliveries,
+    store_unleased,
     until_deliveries,
 )
 
 
-async def test_two_workers_deliver_each_event_exactly_once(
+async def test_two_workers_claiming_one_backlog_deliver_each_event_exactly_once(
     fresh: Any, fakes: Any, helpers: Any, db: Any
 ) -> None:
+    """Deliveries no ingest leased (docs/events.md "Leased at ingest"), claimed by two replicas
+    side by side."""
     fake = helpers.FakePlugin("shared", events=["release.published"])
     fake.event_delay = 0.01
     await fakes(fake)
@@ -37,8 +40,7 @@ async def test_two_workers_deliver_each_event_exactly_once(
     await second.start_server()
     try:
         events = [envelope() for _ in range(40)]
-        await post_events(first, events[:20])
-        await post_events(second, events[20:])
+        await store_unleased(first.app[DELIVERY_WORKER].pool, events, ["shared"])
         await helpers.eventually(lambda: fake.calls["OnEvent"] >= 40, within=10)
         await until_deliveries(db, [("shared", "delivered", 1)] * 40)
         assert sorted(fake.event_ids()) == sorted(e["id"] for e in events)  # no duplicates

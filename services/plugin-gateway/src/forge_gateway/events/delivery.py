@@ -26,6 +26,7 @@ import socket
 import time
 import uuid
 from collections import Counter, deque
+from collections.abc import Callable, Sequence
 
 import asyncpg
 import grpc
@@ -41,7 +42,7 @@ from ..plugins.manager import PluginManager
 from ..plugins.plugin import ManagedPlugin
 from ..plugins.state import PluginState
 from . import queries
-from .models import to_plugin_event
+from .models import IncomingEvent, to_plugin_event
 from .queries import Claimed, Outcome
 
 log = logging.getLogger(__name__)
@@ -65,24 +66,38 @@ INTERRUPTED = "interrupted: the gateway stopped during the call"
 
 
 class _Throughput:
-    """Calls finished per plugin over the last second or so: how many to claim ahead."""
+    """Calls finished per plugin over the last second or so: how many to claim ahead; and the
+    most it finished in any second of the last minute: what it can take when work arrives after
+    a quiet spell."""
 
     def __init__(self) -> None:
         self._done: Counter[str] = Counter()
         self._last: Counter[str] = Counter()
         self._since = time.monotonic()
+        self._seconds: deque[tuple[float, Counter[str]]] = deque()
 
     def add(self, plugin: str) -> None:
         self._done[plugin] += 1
 
-    def per_second(self, plugin: str) -> float:
+    def _roll(self) -> None:
         now = time.monotonic()
         if now - self._since >= 1.0:
             elapsed = now - self._since
             self._last = Counter({k: int(v / elapsed) for k, v in self._done.items()})
+            self._seconds.append((now, self._last))
+            while self._seconds and self._seconds[0][0] < now - 60:
+                self._seconds.popleft()
             self._done.clear()
             self._since = now
+
+    def per_second(self, plugin: str) -> float:
+        self._roll()
         return float(max(self._last[plugin], self._done[plugin]))
+
+    def peak(self, plugin: str) -> float:
+        self._roll()
+        seen = [counts[plugin] for _, counts in self._seconds]
+        return float(max([self._done[plugin], *seen]))
 
 
 class DeliveryWorker:
@@ -99,6 +114,10 @@ class DeliveryWorker:
         self._calling: dict[asyncio.Task[None], Claimed] = {}
         self._claiming: asyncio.Task[None] | None = None  # the claim under way (one at a time)
         self._throughput = _Throughput()
+        self._reserved: Counter[str] = Counter()  # leases of ingests under way, per plugin
+        # Per plugin: may due deliveries wait in the table? Unknown (so yes) until a claim finds
+        # fewer than it asked for; yes again once an ingest stores some without a lease.
+        self._backlog: dict[str, bool] = {}
         self._slots: set[asyncio.Task[None]] = set()  # calls holding a slot of their plugin
         self._wake = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -213,11 +232,62 @@ class DeliveryWorker:
             free = self.cap(plugin) - self.in_flight[plugin.name]
             ahead = int(self._throughput.per_second(plugin.name) * self.options.prefetch_seconds)
             want = min(self.options.claim_batch, free + ahead)
-            if (len(queue) < free or len(queue) * 2 <= want) and want > len(queue):
-                wanted.append((plugin.name, want - len(queue)))
+            # what an ingest is leasing to this worker now counts as queued already
+            held = len(queue) + self._reserved[plugin.name]
+            if (held < free or held * 2 <= want) and want > held:
+                wanted.append((plugin.name, want - held))
         if wanted and self._claiming is None:
             self._claiming = asyncio.create_task(self._claim(wanted))
         return started
+
+    async def store_events(
+        self,
+        pool: asyncpg.Pool,
+        events: Sequence[IncomingEvent],
+        targets: Callable[[str], Sequence[str]],
+    ) -> queries.Stored:
+        """Store an ingest's events (queries.store_events), leasing to this worker the fresh
+        deliveries it can start soon, so they need no claim (docs/events.md "Leased at
+        ingest"); what it leases is queued here, as a claim's would be."""
+        quota = self._ingest_quota(len(events))
+        self._reserved.update(quota)
+        try:
+            leases = queries.Leases(self.owner, self.options.lease_seconds, quota)
+            stored = await queries.store_events(pool, events, targets, leases)
+        finally:
+            self._reserved.subtract(quota)
+        for plugin, count in stored.unleased.items():
+            if count:
+                self._backlog[plugin] = True
+        if stored.leased and self._runner is None:  # stopped meanwhile: due again at once
+            await queries.hand_back(pool, self.owner, [d.id for d in stored.leased])
+        elif stored.leased:
+            for delivery in stored.leased:
+                self._queues.setdefault(delivery.plugin, deque()).append(delivery)
+            self._wake.set()
+        return stored
+
+    def _ingest_quota(self, most: int) -> dict[str, int]:
+        """How many of an ingest's fresh deliveries (at most `most`) each plugin's queue can
+        take: its free slots and `prefetch_seconds` of the most it finished in a second over the
+        last minute, less what is queued or reserved by ingests under way. None for a plugin
+        with older deliveries waiting in the table (claims take those first, in order), nor
+        while the worker is stopped or its outcomes are behind (see `unrecorded`)."""
+        if self._runner is None or self.unrecorded() >= self.options.outcome_batch:
+            return {}
+        quota: dict[str, int] = {}
+        for plugin in self.manager:
+            if plugin.state is not PluginState.READY or not plugin.breaker.allows_calls():
+                continue
+            if self._backlog.get(plugin.name, True):
+                continue
+            held = len(self._queues.get(plugin.name, ())) + self._reserved[plugin.name]
+            free = self.cap(plugin) - self.in_flight[plugin.name]
+            ahead = int(self._throughput.peak(plugin.name) * self.options.prefetch_seconds)
+            room = min(most, free + ahead - held)
+            if room > 0:
+                quota[plugin.name] = room
+        return quota
 
     def _start_queued(self, plugin: ManagedPlugin, queue: deque[Claimed]) -> int:
         started, cap, most = 0, self.cap(plugin), self.options.outcome_batch
@@ -235,6 +305,7 @@ class DeliveryWorker:
             for plugin, limit in wanted:
                 lease, held = self.options.lease_seconds, self._held()
                 claimed = await queries.claim(self.pool, plugin, limit, self.owner, lease, held)
+                self._backlog[plugin] = len(claimed) >= limit  # a full claim: maybe more
                 if claimed:
                     self._queues.setdefault(plugin, deque()).extend(claimed)
                     claimed_any = True

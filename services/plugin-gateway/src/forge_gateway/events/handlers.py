@@ -15,7 +15,7 @@ from forge_common.relay import SIGNATURE_HEADER, TIMESTAMP_HEADER, signature_pro
 from forge_common.render import json_response
 
 from ..errors import DeliveryNotFound, PluginNotFound, SignatureInvalid
-from ..keys import OPTIONS, PLUGIN_MANAGER
+from ..keys import DELIVERY_WORKER, OPTIONS, PLUGIN_MANAGER
 from ..plugins.plugin import ManagedPlugin
 from . import queries
 from .ingest import parse_batch
@@ -51,8 +51,9 @@ async def receive_events(request: web.Request) -> web.Response:
             if p.config.enabled and (p.manifest is None or p.manifest.subscribes(event_type))
         ]
 
-    new, duplicates = await queries.store_events(request.app[DB_POOL], events, targets)
-    return json_response({"accepted": new, "duplicates": duplicates}, status=202)
+    worker = request.app[DELIVERY_WORKER]
+    stored = await worker.store_events(request.app[DB_POOL], events, targets)
+    return json_response({"accepted": stored.new, "duplicates": stored.duplicates}, status=202)
 
 
 async def list_deliveries(request: web.Request) -> web.Response:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -15,56 +16,13 @@ from .models import IncomingEvent
 NOTIFY_CHANNEL = "gateway_deliveries"
 
 
-async def store_events(
-    pool: asyncpg.Pool,
-    events: Sequence[IncomingEvent],
-    targets: Callable[[str], Sequence[str]],
-) -> tuple[int, int]:
-    """In one statement (so one transaction and one round trip): each new event once, one
-    delivery per target of its type, and NOTIFY when something is new.
-
-    Returns (new, duplicates); a resent event id changes nothing. PostgreSQL sends the NOTIFY
-    when the statement's transaction commits.
-    """
-    routes = [(t, plugin) for t in {e.type for e in events} for plugin in targets(t)]
-    row = await pool.fetchrow(
-        f"""WITH new AS (
-                INSERT INTO gateway.events
-                    (id, type, source, occurred_at, repo_id, org_id, actor_id, payload)
-                SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[],
-                                     $5::bigint[], $6::bigint[], $7::bigint[], $8::jsonb[])
-                ON CONFLICT (id) DO NOTHING
-                RETURNING id, type),
-            added AS (  -- a data-modifying CTE always runs, referenced or not
-                INSERT INTO gateway.deliveries (event_id, plugin)
-                SELECT new.id, route.plugin
-                  FROM new JOIN unnest($9::text[], $10::text[]) AS route(type, plugin)
-                       ON route.type = new.type
-                RETURNING 1)
-            SELECT (SELECT count(*) FROM new) AS new,
-                   (SELECT pg_notify('{NOTIFY_CHANNEL}', '') FROM new LIMIT 1) AS notified""",
-        [e.id for e in events],
-        [e.type for e in events],
-        [e.source for e in events],
-        [e.occurred_at for e in events],
-        [e.repo_id for e in events],
-        [e.org_id for e in events],
-        [e.actor_id for e in events],
-        [dict(e.payload) for e in events],
-        [t for t, _ in routes],
-        [plugin for _, plugin in routes],
-    )
-    assert row is not None
-    new: int = row["new"]
-    return new, len(events) - new
-
-
 # OWNED_IS_PENDING: statements that find a worker's own deliveries by id test `lease_owner` and
-# not `status`. Only a claim sets a lease owner, on a pending delivery, and every outcome and
-# hand-back clears it, so a delivery with an owner is pending. Saying `status = 'pending'` as well
-# let the planner pick the partial index of pending deliveries (WHERE status = 'pending') over
-# the primary key whenever its statistics lagged (a table that had just grown, as in a backlog),
-# and read that whole index, with the dead entries every claim leaves, for a few hundred ids.
+# not `status`. Only a claim or an ingest sets a lease owner, on a pending delivery, and every
+# outcome and hand-back clears it, so a delivery with an owner is pending. Saying `status =
+# 'pending'` as well let the planner pick the partial index of pending deliveries (WHERE status =
+# 'pending') over the primary key whenever its statistics lagged (a table that had just grown, as
+# in a backlog), and read that whole index, with the dead entries every claim leaves, for a few
+# hundred ids.
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +37,127 @@ class Claimed:
     occurred_at: datetime
     repo_id: int | None
     org_id: int | None
-    payload: dict[str, Any]
+    payload: Mapping[str, Any]
     started_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Leases:
+    """Deliveries an ingest leases as it stores them, to the delivery worker of its own process:
+    up to `quota[plugin]` of each plugin's, to `owner` for `seconds` (docs/events.md "Leased at
+    ingest")."""
+
+    owner: str
+    seconds: float
+    quota: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """What an ingest stored: how many events were new and how many resent, the deliveries it
+    leased, and how many it left for any worker to claim, per plugin."""
+
+    new: int
+    duplicates: int
+    leased: list[Claimed]
+    unleased: Counter[str]
+
+
+# One statement, so one transaction and one round trip. A data-modifying CTE always runs,
+# referenced or not; NOTIFY (sent at commit) only when a delivery is left for any worker to claim.
+STORE = f"""WITH new AS (
+               INSERT INTO gateway.events
+                   (id, type, source, occurred_at, repo_id, org_id, actor_id, payload)
+               SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[],
+                                    $5::bigint[], $6::bigint[], $7::bigint[], $8::jsonb[])
+               ON CONFLICT (id) DO NOTHING
+               RETURNING id),
+           added AS (
+               INSERT INTO gateway.deliveries
+                      (event_id, plugin, attempts, lease_owner, lease_until, next_attempt_at)
+               SELECT new.id, d.plugin, d.leased::int,
+                      CASE WHEN d.leased THEN $12 END,
+                      CASE WHEN d.leased THEN now() + make_interval(secs => $13) END,
+                      CASE WHEN d.leased THEN now() + make_interval(secs => $13) ELSE now() END
+                 FROM new JOIN unnest($9::uuid[], $10::text[], $11::bool[])
+                               AS d(event_id, plugin, leased)
+                      ON d.event_id = new.id
+               RETURNING id, event_id, plugin, lease_owner IS NOT NULL AS leased)
+           SELECT (SELECT count(*) FROM new) AS new,
+                  (SELECT pg_notify('{NOTIFY_CHANNEL}', '') FROM added WHERE NOT leased
+                    LIMIT 1) AS notified,
+                  ARRAY(SELECT id FROM added WHERE leased) AS ids,
+                  ARRAY(SELECT event_id FROM added WHERE leased) AS event_ids,
+                  ARRAY(SELECT plugin FROM added WHERE leased) AS plugins,
+                  ARRAY(SELECT plugin FROM added WHERE NOT leased) AS unleased,
+                  now() AS started_at"""
+
+
+async def store_events(
+    pool: asyncpg.Pool,
+    events: Sequence[IncomingEvent],
+    targets: Callable[[str], Sequence[str]],
+    leases: Leases | None = None,
+) -> Stored:
+    """Each new event once, and one delivery per target of its type (STORE); a resent event id
+    changes nothing. With `leases`, the first `quota[plugin]` deliveries of each plugin are
+    stored leased to `leases.owner`, attempt 1 under way, as a claim leaves them: returned, they
+    need no claim. The rest are due at once, for any worker."""
+    quota = Counter(leases.quota if leases is not None else {})
+    by_id: dict[uuid.UUID, IncomingEvent] = {}
+    event_ids: list[uuid.UUID] = []
+    plugins: list[str] = []
+    leased: list[bool] = []
+    for event in events:
+        if event.id in by_id:  # the same id twice in a batch: one delivery per plugin still
+            continue
+        by_id[event.id] = event
+        for plugin in targets(event.type):
+            event_ids.append(event.id)
+            plugins.append(plugin)
+            leased.append(quota[plugin] > 0)
+            quota[plugin] -= 1
+    row = await pool.fetchrow(
+        STORE,
+        [e.id for e in events],
+        [e.type for e in events],
+        [e.source for e in events],
+        [e.occurred_at for e in events],
+        [e.repo_id for e in events],
+        [e.org_id for e in events],
+        [e.actor_id for e in events],
+        [dict(e.payload) for e in events],
+        event_ids,
+        plugins,
+        leased,
+        leases.owner if leases is not None else None,
+        leases.seconds if leases is not None else 0.0,
+    )
+    assert row is not None
+    new: int = row["new"]
+    claimed = [
+        _leased(by_id[event_id], delivery_id, plugin, row["started_at"])
+        for delivery_id, event_id, plugin in zip(
+            row["ids"], row["event_ids"], row["plugins"], strict=True
+        )
+    ]
+    return Stored(new, len(events) - new, claimed, Counter(row["unleased"]))
+
+
+def _leased(event: IncomingEvent, delivery_id: int, plugin: str, at: datetime) -> Claimed:
+    """A delivery an ingest leased, as a claim would have returned it."""
+    return Claimed(
+        id=delivery_id,
+        attempt=1,
+        plugin=plugin,
+        event_id=event.id,
+        type=event.type,
+        occurred_at=event.occurred_at,
+        repo_id=event.repo_id,
+        org_id=event.org_id,
+        payload=event.payload,
+        started_at=at,
+    )
 
 
 # What the next claimer records for an attempt whose worker never did (killed, or cut off from the
