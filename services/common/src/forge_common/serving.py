@@ -235,7 +235,7 @@ async def serve(
     # requests still running after the bound, which it cancels.
     runner = ForgeRunner(app, access_log=None, shutdown_timeout=_CANCELLED_GRACE)
     await runner.setup()
-    _freeze_startup_objects()
+    _tune_garbage_collection()
     try:
         await web.TCPSite(runner, host, port).start()
         if on_started is not None:
@@ -254,13 +254,24 @@ async def serve(
 _CANCELLED_GRACE = 2.0  # seconds a request cancelled after the bound gets to unwind
 
 
-def _freeze_startup_objects() -> None:
+# CPython collects its youngest generation after 700 more container objects were allocated than
+# freed. A gateway delivering a few thousand events a second allocates that many in well under a
+# millisecond (a task, a message, metadata, an outcome per call), so it collected ~120 times a
+# second and spent about a second in collections per 90,000 events; after 20,000, ten times less,
+# as most of those objects are freed by their last reference before a collection looks at them
+# (docs/decisions.md "Garbage collection").
+YOUNG_COLLECTION_THRESHOLD = 20_000
+
+
+def _tune_garbage_collection() -> None:
     """Move what startup built (modules, routes, caches' structures, the pool) out of the garbage
     collector's view: its full collections otherwise walk every one of those objects again and
     again while requests allocate, which showed as CPU per request in the update check
-    (bench/RESULTS.md). Objects created afterwards are collected as usual."""
+    (bench/RESULTS.md). Objects created afterwards are collected as usual, the youngest after
+    YOUNG_COLLECTION_THRESHOLD allocations."""
     gc.collect()
     gc.freeze()
+    gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, *gc.get_threshold()[1:])
 
 
 async def _finish_in_flight(runner: web.BaseRunner, bound: float) -> None:
