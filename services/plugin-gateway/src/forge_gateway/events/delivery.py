@@ -233,9 +233,9 @@ class DeliveryWorker:
             ahead = int(self._throughput.per_second(plugin.name) * self.options.prefetch_seconds)
             want = min(self.options.claim_batch, free + ahead)
             # what an ingest is leasing to this worker now counts as queued already
-            held = len(queue) + self._reserved[plugin.name]
-            if (held < free or held * 2 <= want) and want > held:
-                wanted.append((plugin.name, want - held))
+            queued = len(queue) + self._reserved[plugin.name]
+            if (queued < free or queued * 2 <= want) and want > queued:
+                wanted.append((plugin.name, want - queued))
         if wanted and self._claiming is None:
             self._claiming = asyncio.create_task(self._claim(wanted))
         return started
@@ -400,6 +400,7 @@ class DeliveryWorker:
             delivery.occurred_at,
             delivery.repo_id,
             delivery.org_id,
+            delivery.payload_struct,
         )
         metadata = (
             ("x-event-id", str(delivery.event_id)),

@@ -46,6 +46,7 @@ def _event(item: Any, where: str, may_hold_nul: bool = True) -> IncomingEvent:
         event_id = uuid.UUID(str(item.get("id")))
     except ValueError:
         raise Unprocessable("id must be a UUID", field=f"{where}.id") from None
+    payload, struct = _payload(item.get("payload", {}), f"{where}.payload", may_hold_nul)
     return IncomingEvent(
         id=event_id,
         type=_text(item, "type", where),
@@ -54,7 +55,8 @@ def _event(item: Any, where: str, may_hold_nul: bool = True) -> IncomingEvent:
         repo_id=_optional_int(item, "repo_id", where),
         org_id=_optional_int(item, "org_id", where),
         actor_id=_optional_int(item, "actor_id", where),
-        payload=_payload(item.get("payload", {}), f"{where}.payload", may_hold_nul),
+        payload=payload,
+        payload_struct=struct,
     )
 
 
@@ -93,18 +95,23 @@ def _moment(value: Any, field: str) -> datetime:
         raise Unprocessable("occurred_at is out of range", field=field) from None
 
 
-def _payload(value: Any, field: str, may_hold_nul: bool = True) -> Mapping[str, Any]:
+def _payload(
+    value: Any, field: str, may_hold_nul: bool = True
+) -> tuple[Mapping[str, Any], struct_pb2.Struct]:
+    """The payload, and the Struct a PluginEvent carries it in: building it is the check that a
+    plugin can receive it, and a delivery leased at ingest sends it as built here."""
     if not isinstance(value, dict):
         raise Unprocessable("payload must be an object", field=field)
     if _depth(value) > MAX_PAYLOAD_DEPTH:
         raise Unprocessable(f"payload nests deeper than {MAX_PAYLOAD_DEPTH} levels", field=field)
     if may_hold_nul and b"\\u0000" in orjson.dumps(value):  # PostgreSQL text cannot hold NUL
         raise Unprocessable("payload must not contain NUL characters", field=field)
+    struct = struct_pb2.Struct()
     try:
-        struct_pb2.Struct().update(value)  # refuse now what could not be delivered later
+        struct.update(value)  # refuse now what could not be delivered later
     except (ValueError, TypeError):
         raise Unprocessable("payload holds a value a plugin cannot receive", field=field) from None
-    return value
+    return value, struct
 
 
 def _depth(value: Any) -> int:

@@ -29,6 +29,8 @@ class IncomingEvent:
     org_id: int | None
     actor_id: int | None
     payload: Mapping[str, Any]
+    # The payload as a PluginEvent carries it, when already built (the ingest's check builds it)
+    payload_struct: struct_pb2.Struct | None = None
 
 
 def to_plugin_event(
@@ -37,10 +39,14 @@ def to_plugin_event(
     occurred_at: datetime,
     repo_id: int | None,
     org_id: int | None,
+    payload_struct: struct_pb2.Struct | None = None,
 ) -> plugin_pb2.PluginEvent:
-    """The PluginEvent of a stored event; absent ids are 0, as the proto documents."""
-    struct = struct_pb2.Struct()
-    struct.update(payload)
+    """The PluginEvent of a stored event; absent ids are 0, as the proto documents.
+    `payload_struct`: the payload already built as a Struct (6 us of a small event's ~8 saved)."""
+    struct = payload_struct
+    if struct is None:
+        struct = struct_pb2.Struct()
+        struct.update(payload)
     # Seconds and nanoseconds from the epoch as integers, exact to the microsecond: what
     # Timestamp.FromDatetime computes, in a quarter of its time (it is pure Python: 4 us a call,
     # half of building a small event; docs/events.md "Drain").

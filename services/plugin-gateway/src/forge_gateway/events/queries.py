@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 import asyncpg
+from google.protobuf import struct_pb2
 
 from .models import IncomingEvent
 
@@ -39,6 +40,7 @@ class Claimed:
     org_id: int | None
     payload: Mapping[str, Any]
     started_at: datetime
+    payload_struct: struct_pb2.Struct | None = None  # when the ingest leased it (models.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +159,7 @@ def _leased(event: IncomingEvent, delivery_id: int, plugin: str, at: datetime) -
         org_id=event.org_id,
         payload=event.payload,
         started_at=at,
+        payload_struct=event.payload_struct,
     )
 
 
