@@ -78,6 +78,16 @@ async def store_deliveries(db: Any, count: int, status: str, plugin: str = "p") 
     )
 
 
+async def assert_lost_attempt_then_delivered(db: Any, owner: str) -> None:
+    """The attempt of `owner`, a worker that never recorded it, recorded as lost (a retry naming
+    it) by the worker that claimed the delivery after the lease, whose attempt delivered it."""
+    attempts = await db.fetch(
+        "SELECT attempt, outcome, error FROM gateway.delivery_attempts ORDER BY attempt"
+    )
+    assert [(a["attempt"], a["outcome"]) for a in attempts] == [(1, "retry"), (2, "delivered")]
+    assert owner in attempts[0]["error"]
+
+
 async def statuses(db: Any) -> list[tuple[str, str, int]]:
     rows = await db.fetch(
         "SELECT plugin, status, attempts FROM gateway.deliveries ORDER BY plugin, id"

@@ -19,7 +19,12 @@ from forge_gateway.events.ingest import parse_batch
 from forge_gateway.keys import DELIVERY_WORKER
 from plugin.v1 import plugin_pb2
 
-from .events_support import envelope, post_events, until_deliveries
+from .events_support import (
+    assert_lost_attempt_then_delivered,
+    envelope,
+    post_events,
+    until_deliveries,
+)
 
 CAP = 4  # the plugin's max_in_flight
 
@@ -135,11 +140,7 @@ async def test_a_worker_that_died_with_leases_from_an_ingest_loses_nothing(
     await until_deliveries(db, [("lease", "delivered", 2)])
     assert fake.event_ids() == [event["id"]]
     assert fake.metadata["OnEvent"][-1]["x-attempt"] == "2"
-    attempts = await db.fetch(
-        "SELECT attempt, outcome, error FROM gateway.delivery_attempts ORDER BY attempt"
-    )
-    assert [(a["attempt"], a["outcome"]) for a in attempts] == [(1, "retry"), (2, "delivered")]
-    assert "dead-replica" in attempts[0]["error"]
+    await assert_lost_attempt_then_delivered(db, "dead-replica")
 
 
 async def test_a_worker_stopped_while_the_ingest_statement_ran_hands_its_leases_back(

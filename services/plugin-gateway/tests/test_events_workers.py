@@ -17,6 +17,7 @@ from forge_gateway.keys import DELIVERY_WORKER
 from forge_testing.plans import explained, explained_as_prepared, rows_read
 
 from .events_support import (
+    assert_lost_attempt_then_delivered,
     envelope,
     post_events,
     statuses,
@@ -71,11 +72,7 @@ async def test_a_crashed_workers_lease_expires_and_another_worker_delivers(
     assert not await queries.finish(pool, claimed, "crashed-worker", outcome="dead")
     assert await statuses(db) == [("lease", "delivered", 2)]
     # Its attempt, whose outcome nobody knows, is recorded all the same (by the next claimer).
-    attempts = await db.fetch(
-        "SELECT attempt, outcome, error FROM gateway.delivery_attempts ORDER BY attempt"
-    )
-    assert [(a["attempt"], a["outcome"]) for a in attempts] == [(1, "retry"), (2, "delivered")]
-    assert "crashed-worker" in attempts[0]["error"]
+    await assert_lost_attempt_then_delivered(db, "crashed-worker")
 
 
 async def test_the_heartbeat_renews_only_leases_near_their_end(
