@@ -118,6 +118,7 @@ class DeliveryWorker:
         # Per plugin: may due deliveries wait in the table? Unknown (so yes) until a claim finds
         # fewer than it asked for; yes again once an ingest stores some without a lease.
         self._backlog: dict[str, bool] = {}
+        self._left_unleased: Counter[str] = Counter()  # ingests that left some, per plugin
         self._slots: set[asyncio.Task[None]] = set()  # calls holding a slot of their plugin
         self._wake = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -259,6 +260,7 @@ class DeliveryWorker:
         for plugin, count in stored.unleased.items():
             if count:
                 self._backlog[plugin] = True
+                self._left_unleased[plugin] += 1
         if stored.leased and self._runner is None:  # stopped meanwhile: due again at once
             await queries.hand_back(pool, self.owner, [d.id for d in stored.leased])
         elif stored.leased:
@@ -304,8 +306,12 @@ class DeliveryWorker:
         try:
             for plugin, limit in wanted:
                 lease, held = self.options.lease_seconds, self._held()
+                ingests = self._left_unleased[plugin]
                 claimed = await queries.claim(self.pool, plugin, limit, self.owner, lease, held)
-                self._backlog[plugin] = len(claimed) >= limit  # a full claim: maybe more
+                # A full claim: maybe more. An ingest that left some meanwhile: maybe after
+                # the claim's snapshot.
+                full = len(claimed) >= limit
+                self._backlog[plugin] = full or self._left_unleased[plugin] != ingests
                 if claimed:
                     self._queues.setdefault(plugin, deque()).extend(claimed)
                     claimed_any = True
