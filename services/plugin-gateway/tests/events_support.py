@@ -3,13 +3,17 @@ deliveries' states and a wait for them. The `fresh` gateway fixture is in confte
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 import uuid
+from collections.abc import AsyncIterator
 from typing import Any
 
+from aiohttp.test_utils import TestClient, TestServer
 from forge_common.keys import SETTINGS
 from forge_common.relay import sign
+from forge_gateway.app import create_app
 from forge_gateway.events import queries
 from forge_gateway.events.ingest import parse_batch
 from forge_gateway.options import BreakerOptions
@@ -76,6 +80,34 @@ async def store_deliveries(db: Any, count: int, status: str, plugin: str = "p") 
         plugin,
         status,
     )
+
+
+@contextlib.asynccontextmanager
+async def two_replicas(
+    fresh: Any, fakes: Any, helpers: Any, plugin: str
+) -> AsyncIterator[tuple[Any, Any, Any]]:
+    """(first, second, fake): two gateway replicas on one database, both delivering to the fake
+    plugin `plugin` (10 ms a call)."""
+    fake = helpers.FakePlugin(plugin, events=["release.published"])
+    fake.event_delay = 0.01
+    await fakes(fake)
+    first = await fresh([helpers.entry(fake)])
+    second = TestClient(TestServer(create_app(first.app[SETTINGS], helpers.FAST)))
+    await second.start_server()
+    try:
+        yield first, second, fake
+    finally:
+        await second.close()
+
+
+async def assert_each_delivered_once(
+    db: Any, fake: Any, plugin: str, events: list[dict[str, Any]]
+) -> None:
+    """Every one of `events` delivered to `plugin` by one call and one recorded attempt."""
+    await until_deliveries(db, [(plugin, "delivered", 1)] * len(events), within=10)
+    assert sorted(fake.event_ids()) == sorted(e["id"] for e in events)  # no duplicates
+    outcomes = await db.fetch("SELECT outcome FROM gateway.delivery_attempts")
+    assert [r["outcome"] for r in outcomes] == ["delivered"] * len(events)
 
 
 async def assert_lost_attempt_then_delivered(db: Any, owner: str) -> None:

@@ -11,18 +11,17 @@ import uuid
 from dataclasses import replace
 from typing import Any
 
-from aiohttp.test_utils import TestClient, TestServer
-from forge_common.keys import SETTINGS
-from forge_gateway.app import create_app
 from forge_gateway.events import queries
 from forge_gateway.events.ingest import parse_batch
 from forge_gateway.keys import DELIVERY_WORKER
 from plugin.v1 import plugin_pb2
 
 from .events_support import (
+    assert_each_delivered_once,
     assert_lost_attempt_then_delivered,
     envelope,
     post_events,
+    two_replicas,
     until_deliveries,
 )
 
@@ -185,18 +184,7 @@ async def test_a_worker_stopped_while_the_ingest_statement_ran_hands_its_leases_
 async def test_two_replicas_each_deliver_what_they_leased_at_ingest_exactly_once(
     fresh: Any, fakes: Any, helpers: Any, db: Any
 ) -> None:
-    fake = helpers.FakePlugin("pair", events=["release.published"])
-    fake.event_delay = 0.01
-    await fakes(fake)
-    first = await fresh([helpers.entry(fake)])
-    second = TestClient(TestServer(create_app(first.app[SETTINGS], helpers.FAST)))
-    await second.start_server()
-    try:
+    async with two_replicas(fresh, fakes, helpers, "pair") as (first, second, fake):
         events = [envelope() for _ in range(40)]
         await asyncio.gather(post_events(first, events[:20]), post_events(second, events[20:]))
-        await until_deliveries(db, [("pair", "delivered", 1)] * 40, within=10)
-        assert sorted(fake.event_ids()) == sorted(e["id"] for e in events)  # no duplicates
-        outcomes = await db.fetch("SELECT outcome FROM gateway.delivery_attempts")
-        assert [r["outcome"] for r in outcomes] == ["delivered"] * 40  # one attempt each
-    finally:
-        await second.close()
+        await assert_each_delivered_once(db, fake, "pair", events)

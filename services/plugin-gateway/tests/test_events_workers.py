@@ -9,20 +9,19 @@ import uuid
 from dataclasses import replace
 from typing import Any
 
-from aiohttp.test_utils import TestClient, TestServer
-from forge_common.keys import SETTINGS
-from forge_gateway.app import create_app
 from forge_gateway.events import delivery, queries
 from forge_gateway.keys import DELIVERY_WORKER
 from forge_testing.plans import explained, explained_as_prepared, rows_read
 
 from .events_support import (
+    assert_each_delivered_once,
     assert_lost_attempt_then_delivered,
     envelope,
     post_events,
     statuses,
     store_deliveries,
     store_unleased,
+    two_replicas,
     until_deliveries,
 )
 
@@ -32,23 +31,10 @@ async def test_two_workers_claiming_one_backlog_deliver_each_event_exactly_once(
 ) -> None:
     """Deliveries no ingest leased (docs/events.md "Leased at ingest"), claimed by two replicas
     side by side."""
-    fake = helpers.FakePlugin("shared", events=["release.published"])
-    fake.event_delay = 0.01
-    await fakes(fake)
-    first = await fresh([helpers.entry(fake)])
-    # A second gateway replica on the same database and plugin.
-    second = TestClient(TestServer(create_app(first.app[SETTINGS], helpers.FAST)))
-    await second.start_server()
-    try:
+    async with two_replicas(fresh, fakes, helpers, "shared") as (first, _second, fake):
         events = [envelope() for _ in range(40)]
         await store_unleased(first.app[DELIVERY_WORKER].pool, events, ["shared"])
-        await helpers.eventually(lambda: fake.calls["OnEvent"] >= 40, within=10)
-        await until_deliveries(db, [("shared", "delivered", 1)] * 40)
-        assert sorted(fake.event_ids()) == sorted(e["id"] for e in events)  # no duplicates
-        outcomes = await db.fetch("SELECT outcome FROM gateway.delivery_attempts")
-        assert [r["outcome"] for r in outcomes] == ["delivered"] * 40  # one attempt each
-    finally:
-        await second.close()
+        await assert_each_delivered_once(db, fake, "shared", events)
 
 
 async def test_a_crashed_workers_lease_expires_and_another_worker_delivers(
