@@ -135,3 +135,14 @@ async def test_plugin_down_at_ingest_still_gets_a_delivery_and_unsubscribed_ones
 
     await until_deliveries(db, [("late", "delivered", 1), ("late", "skipped", 1)])
     assert late.event_ids() == [wanted["id"]]
+
+
+async def test_ingest_names_the_first_bad_field_of_an_event_in_envelope_order(
+    gateway: Any,
+) -> None:
+    client = await gateway([])
+    body = json.dumps({"events": [envelope(type="", payload=[1])]}).encode()
+    headers = signed(body, client.app[SETTINGS].events_secret)
+    response = await client.post("/internal/v1/events", data=body, headers=headers)
+    assert response.status == 422
+    assert (await response.json())["error"]["message"] == "type must be a non-empty string"

@@ -46,15 +46,22 @@ def _event(item: Any, where: str, may_hold_nul: bool = True) -> IncomingEvent:
         event_id = uuid.UUID(str(item.get("id")))
     except ValueError:
         raise Unprocessable("id must be a UUID", field=f"{where}.id") from None
+    # Field by field in this order: the first bad one is the one named (422).
+    event_type = _text(item, "type", where)
+    source = _text(item, "source", where)
+    occurred_at = _moment(item.get("occurred_at"), f"{where}.occurred_at")
+    repo_id = _optional_int(item, "repo_id", where)
+    org_id = _optional_int(item, "org_id", where)
+    actor_id = _optional_int(item, "actor_id", where)
     payload, struct = _payload(item.get("payload", {}), f"{where}.payload", may_hold_nul)
     return IncomingEvent(
         id=event_id,
-        type=_text(item, "type", where),
-        source=_text(item, "source", where),
-        occurred_at=_moment(item.get("occurred_at"), f"{where}.occurred_at"),
-        repo_id=_optional_int(item, "repo_id", where),
-        org_id=_optional_int(item, "org_id", where),
-        actor_id=_optional_int(item, "actor_id", where),
+        type=event_type,
+        source=source,
+        occurred_at=occurred_at,
+        repo_id=repo_id,
+        org_id=org_id,
+        actor_id=actor_id,
         payload=payload,
         payload_struct=struct,
     )
