@@ -77,12 +77,16 @@ async def create_pool(
     They are set by a statement when a connection opens, not sent as startup parameters: PgBouncer
     refuses a connection whose startup packet carries a setting it does not know (or, told to
     ignore them, drops the setting), and a session-mode pooler is supported (docs/deploy.md)."""
-    settings = dict(server_settings or {})
+    names, values = list(server_settings or {}), list((server_settings or {}).values())
 
     async def init(conn: asyncpg.Connection[Any]) -> None:
         await _init_connection(conn)
-        for name, value in settings.items():
-            await conn.execute("SELECT set_config($1, $2, false)", name, value)
+        if names:  # all in one round trip
+            await conn.execute(
+                "SELECT set_config(n, v, false) FROM unnest($1::text[], $2::text[]) AS s(n, v)",
+                names,
+                values,
+            )
 
     pool = await asyncpg.create_pool(
         dsn,

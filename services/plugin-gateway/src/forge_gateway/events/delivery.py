@@ -257,10 +257,9 @@ class DeliveryWorker:
             stored = await queries.store_events(pool, events, targets, leases)
         finally:
             self._reserved.subtract(quota)
-        for plugin, count in stored.unleased.items():
-            if count:
-                self._backlog[plugin] = True
-                self._left_unleased[plugin] += 1
+        for plugin in stored.unleased:
+            self._backlog[plugin] = True
+            self._left_unleased[plugin] += 1
         if stored.leased and self._runner is None:  # stopped meanwhile: due again at once
             await queries.hand_back(pool, self.owner, [d.id for d in stored.leased])
         elif stored.leased:

@@ -57,12 +57,12 @@ class Leases:
 @dataclass(frozen=True, slots=True)
 class Stored:
     """What an ingest stored: how many events were new and how many resent, the deliveries it
-    leased, and how many it left for any worker to claim, per plugin."""
+    leased, and the plugins it left deliveries of for any worker to claim."""
 
     new: int
     duplicates: int
     leased: list[Claimed]
-    unleased: Counter[str]
+    unleased: frozenset[str]
 
 
 # One statement, so one transaction and one round trip. A data-modifying CTE always runs,
@@ -91,7 +91,7 @@ STORE = f"""WITH new AS (
                   ARRAY(SELECT id FROM added WHERE leased) AS ids,
                   ARRAY(SELECT event_id FROM added WHERE leased) AS event_ids,
                   ARRAY(SELECT plugin FROM added WHERE leased) AS plugins,
-                  ARRAY(SELECT plugin FROM added WHERE NOT leased) AS unleased,
+                  ARRAY(SELECT DISTINCT plugin FROM added WHERE NOT leased) AS unleased,
                   now() AS started_at"""
 
 
@@ -143,7 +143,7 @@ async def store_events(
             row["ids"], row["event_ids"], row["plugins"], strict=True
         )
     ]
-    return Stored(new, len(events) - new, claimed, Counter(row["unleased"]))
+    return Stored(new, len(events) - new, claimed, frozenset(row["unleased"]))
 
 
 def _leased(event: IncomingEvent, delivery_id: int, plugin: str, at: datetime) -> Claimed:
