@@ -268,10 +268,11 @@ def _boundary() -> str:
     return os.urandom(12).hex()
 
 
-def _part_header(download: Download, part: ByteRange, boundary: str, first: bool) -> bytes:
-    lead = "" if first else "\r\n"
+def _part_header(download: Download, part: ByteRange, boundary: str) -> bytes:
+    # Every boundary, the first included, is preceded by CRLF, as nginx and Apache write it:
+    # zsync discards one line before each boundary it expects (docs/releases.md "Ranges").
     return (
-        f"{lead}--{boundary}\r\n"
+        f"\r\n--{boundary}\r\n"
         f"Content-Type: {download.headers['Content-Type']}\r\n"
         f"Content-Range: {part.content_range(download.asset.size)}\r\n\r\n"
     ).encode()
@@ -282,18 +283,17 @@ def _closing(boundary: str) -> bytes:
 
 
 def _multipart_length(download: Download, ranges: list[ByteRange], boundary: str) -> int:
-    return sum(
-        len(_part_header(download, part, boundary, i == 0)) + part.length
-        for i, part in enumerate(ranges)
-    ) + len(_closing(boundary))
+    return sum(len(_part_header(download, part, boundary)) + part.length for part in ranges) + len(
+        _closing(boundary)
+    )
 
 
 async def _multipart(
     request: web.Request, storage: Storage, download: Download, ranges: list[ByteRange]
 ) -> web.StreamResponse:
     """206 multipart/byteranges (RFC 9110 §14.6): the parts in the order asked, each with its
-    Content-Type and Content-Range; the body starts with the first boundary, as electron-updater's
-    DataSplitter reads it."""
+    Content-Type and Content-Range; the body starts with CRLF and the first boundary, as nginx
+    sends it, which zsync needs and electron-updater's DataSplitter accepts."""
     boundary = _boundary()
     sha256 = download.asset.sha256
     first_chunks = storage.read(sha256, ranges[0].start, ranges[0].end)
@@ -303,7 +303,7 @@ async def _multipart(
     response.content_length = _multipart_length(download, ranges, boundary)
     await response.prepare(request)
     for i, part in enumerate(ranges):
-        await response.write(_part_header(download, part, boundary, i == 0))
+        await response.write(_part_header(download, part, boundary))
         if i == 0:
             chunks, lead = first_chunks, first
         else:
