@@ -2,7 +2,8 @@
 # the Tauri signer) and the Gitea and GitHub API clients (gitea-js, @octokit/rest) from one
 # package-lock.json (npm ci: mk/tools.mk), Debian's minisign, which checks the Tauri signatures,
 # and Debian's zsync (AppImage updates, test_zsync.py). Also the publishers (electron-publish,
-# @electron-forge/publisher-github) and iproute2's `ip`, with which test_electron_publish_tls.py makes its own network namespace.
+# @electron-forge/publisher-github) and iproute2's `ip`, with which test_electron_publish_tls.py
+# makes its own network namespace.
 # PyGithub comes with requirements-dev.txt. Included by the root Makefile.
 
 CLIENTS_DIR := tests-e2e/clients
