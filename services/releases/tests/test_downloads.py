@@ -380,3 +380,64 @@ async def test_download_of_private_repository_needs_access(make_client: Any, loa
     assert resp.status in (200, 302)
     assert resp.headers["Cache-Control"].startswith("private")
     assert resp.headers["Vary"] == "Authorization"
+
+
+# zsyncmake's header (text lines to the first empty line), then block checksums kept byte for byte
+ZSYNC_CHECKSUMS = "\x00\x01binary\nchecksums\n\nURL: not-a-header\xff"
+ZSYNC = (
+    "zsync: 0.6.2\nFilename: App-x64.zip\nBlocksize: 2048\nLength: 20\n"
+    "URL: App-x64.zip\nURL: http://mirror.example/App-x64.zip\nSHA-1: 0123\n\n" + ZSYNC_CHECKSUMS
+)
+
+
+def zsync_world() -> dict[str, Any]:
+    data = world()
+    data["repos"][0]["releases"][0]["assets"].append(
+        {"name": "App-x64.zip.zsync", "content": ZSYNC}
+    )
+    return data
+
+
+async def test_zsync_control_file_urls_are_absolute_and_pinned(make_client: Any, load: Any) -> None:
+    """zsync resolves a relative `URL:` against wherever the `.zsync` came from, query dropped:
+    through the permalink of the latest release it is the release's own file, absolute; a URL
+    that was absolute stays; the checksums after the header are the stored bytes."""
+    await load(zsync_world())
+    client = await make_client()
+    resp = await client.get("/owner/app/releases/latest/download/App-x64.zip.zsync")
+    assert resp.status == 200
+    body = await resp.read()
+    header, checksums = body.split(b"\n\n", 1)
+    assert header.split(b"\n")[4:6] == [
+        b"URL: http://forge.test/owner/app/releases/download/v1.0.0/App-x64.zip",
+        b"URL: http://mirror.example/App-x64.zip",
+    ]
+    assert checksums == ZSYNC_CHECKSUMS.encode()
+    assert int(resp.headers["Content-Length"]) == len(body)
+    etag = resp.headers["ETag"]
+    assert etag == f'"{hashlib.sha256(body).hexdigest()}"'
+    head = await client.head("/owner/app/releases/latest/download/App-x64.zip.zsync")
+    assert int(head.headers["Content-Length"]) == len(body) and head.headers["ETag"] == etag
+    ranged = await client.get(
+        "/owner/app/releases/download/v1.0.0/App-x64.zip.zsync", headers={"Range": "bytes=-9"}
+    )
+    assert ranged.status == 206 and await ranged.read() == body[-9:]
+    again = await client.get(
+        "/owner/app/releases/latest/download/App-x64.zip.zsync", headers={"If-None-Match": etag}
+    )
+    assert again.status == 304
+
+
+async def test_zsync_client_is_never_redirected_to_the_store(
+    make_client: Any, load: Any, mode: str
+) -> None:
+    """zsync keeps a redirected address for the rest of its transfer: its ranges are sent by the
+    service, never handed to a presigned URL (the store answers several ranges with the whole
+    file, which zsync refuses)."""
+    await load(world())
+    client = await make_client()
+    zsync = {"User-Agent": "zsync/0.6.2", "Range": "bytes=0-1"}
+    resp = await client.get(URL, headers=zsync, allow_redirects=False)
+    assert resp.status == 206 and await resp.read() == b"01"
+    other = await client.get(URL, headers={"Range": "bytes=0-1"}, allow_redirects=False)
+    assert other.status == (302 if mode == "s3-redirect" else 206)

@@ -231,7 +231,7 @@ async def github_asset(request: web.Request) -> web.StreamResponse:
     stored = next(a for a in release.assets if a.id == asset_id)
     public = resolved.public and not release.draft
     if "application/octet-stream" in request.headers.get("Accept", ""):
-        return await serve_asset(request, release, stored.name, public)
+        return await serve_asset(request, resolved.ref, release, stored.name, public)
     data = _shaped(request, github.release, resolved.ref, release)["assets"]
     return json_answer(request, next(a for a in data if a["id"] == asset_id), public)
 

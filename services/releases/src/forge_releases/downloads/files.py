@@ -1,22 +1,27 @@
 """Answering a download of one asset: the headers every mode shares (Content-Type, ETag = the
 SHA-256, Last-Modified, Content-Disposition, caching), `If-None-Match` / `If-Modified-Since` (304),
 `Range` (ranges.py: 206, multipart 206, 416), then send.py sends the bytes the way the storage
-and deployment allow. A name not found exactly is looked up case-insensitively, since
-Squirrel.Windows retries a failed download lower-cased.
+and deployment allow. A `.zsync` is sent as zsync_control.py rewrites it: the headers, ETag and
+ranges are those of the rewritten bytes. A name not found exactly is looked up
+case-insensitively, since Squirrel.Windows retries a failed download lower-cased.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
+from dataclasses import replace
 from email.utils import format_datetime, parsedate_to_datetime
 from urllib.parse import quote
 
 from aiohttp import web
 from forge_common.conditional import none_match, not_modified, quoted
 
+from ..access_keys.signed_urls import signed
 from ..errors import AssetNotFound
 from ..httpcache import cache_headers
-from ..models import Asset, Release
+from ..models import Asset, Release, RepoRef
+from . import zsync_control
 from .ranges import ByteRange, Unsatisfiable, parse_ranges
 from .send import Download, send
 
@@ -102,14 +107,20 @@ def _wanted_ranges(
 
 
 async def serve_asset(
-    request: web.Request, release: Release, name: str, public: bool
+    request: web.Request, ref: RepoRef, release: Release, name: str, public: bool
 ) -> web.StreamResponse:
     """The file of `release`'s asset `name` (AssetNotFound when there is none): 200, 206, 302,
     304 or 416; `public` chooses the caching headers. The caller has authorised the request."""
     asset = find_asset(release.assets, name)
     if asset is None:
         raise AssetNotFound()
+    body = None
     etag = quoted(asset.sha256)
+    if zsync_control.rewritable(asset):
+        body = await zsync_control.served_control(request, ref, release, asset)
+        asset = replace(asset, size=len(body))
+        etag = quoted(hashlib.sha256(body).hexdigest())
+        public = public and not signed(request)  # its URLs carry a signature
     last_modified = _http_date(asset)
     headers = {
         **cache_headers(public),
@@ -127,4 +138,4 @@ async def serve_asset(
         )
     headers["Content-Type"] = served_type(asset.content_type)
     headers["Content-Disposition"] = disposition(asset.name)
-    return await send(request, Download(asset, headers, ranges, release.repo_id))
+    return await send(request, Download(asset, headers, ranges, release.repo_id, body))

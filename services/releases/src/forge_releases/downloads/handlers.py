@@ -53,7 +53,8 @@ async def download(request: web.Request) -> web.StreamResponse:
         )
     if release is None or (release.draft and resolved.access < DRAFT_READERS):
         raise ReleaseNotFound()
-    return await serve_asset(request, release, name, resolved.public and not release.draft)
+    public = resolved.public and not release.draft
+    return await serve_asset(request, resolved.ref, release, name, public)
 
 
 async def latest_download(request: web.Request) -> web.StreamResponse:
@@ -61,4 +62,4 @@ async def latest_download(request: web.Request) -> web.StreamResponse:
     stable = (await repo_releases(request.app, resolved.ref.repo_id)).stable
     if not stable:
         raise ReleaseNotFound()
-    return await serve_asset(request, stable[0], name, resolved.public)
+    return await serve_asset(request, resolved.ref, stable[0], name, resolved.public)

@@ -9,6 +9,8 @@ headers, the conditional requests and the ranges.
     S3, STORAGE_REDIRECT on       302 to a presigned URL valid a few minutes; the client re-sends
                                   its Range there
     S3, STORAGE_REDIRECT off      streamed from S3 through the service
+    a body made by the service    sent from memory (a `.zsync` with its URLs made absolute:
+                                  zsync_control.py), in every mode
 
 A hand-off (X-Accel-Redirect, 302) happens only when the proxy or the store would pick the same
 bytes as we did: no Range, or one range without If-Range. Anything else is sent by the service.
@@ -20,9 +22,10 @@ them, when it is handed off otherwise; ranges, HEAD and 304 are never counted.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from aiohttp import web
@@ -50,6 +53,13 @@ class Download:
     headers: Mapping[str, str]  # ETag, Last-Modified, Content-Type, Content-Disposition, caching
     ranges: list[ByteRange] | None  # None: the whole file
     repo_id: int
+    # bytes the service made in place of the stored ones (`asset.size` is their length): sent from
+    # memory, never handed off to nginx or the store
+    body: bytes | None = None
+
+
+# what reads a download's bytes [start, end): the store, or the body the service made
+Reader = Callable[[int, int], AsyncIterator[bytes]]
 
 
 def count(request: web.Request, download: Download) -> None:
@@ -71,21 +81,33 @@ def sent(request: web.Request, size: int, *, zero_copy: bool = False) -> None:
 async def send(request: web.Request, download: Download) -> web.StreamResponse:
     storage = request.app[STORAGE]
     ranges = download.ranges
-    try:
+    with storage_answers(request, download.asset):
         if request.method == "HEAD":
             return await _headers_only(request, download)
+        read = _reader(storage, download)
         if ranges is not None and len(ranges) > 1:
-            return await _multipart(request, storage, download, ranges)
+            return await _multipart(request, read, download, ranges)
         part = ranges[0] if ranges else ByteRange(0, download.asset.size)
+        if download.body is not None:
+            return await _stream(request, read, download, part)
         handoff = _handoff_allowed(request, ranges)
         if isinstance(storage, FolderStorage):
             accel = request.app[SETTINGS].storage_accel_prefix
             if accel and handoff:
                 return _accel_redirect(request, accel, download)
             return await _sendfile(request, storage, download, part)
-        if isinstance(storage, S3Storage) and request.app[SETTINGS].storage_redirect and handoff:
+        redirect = request.app[SETTINGS].storage_redirect and not _keeps_redirects(request)
+        if isinstance(storage, S3Storage) and redirect and handoff:
             return await _presigned_redirect(request, storage, download)
-        return await _stream(request, storage, download, part)
+        return await _stream(request, read, download, part)
+
+
+@contextlib.contextmanager
+def storage_answers(request: web.Request, asset: Asset) -> Iterator[None]:
+    """What a failure of the store while reading `asset` answers: 503 with Retry-After when it is
+    down, 404 (and an error in the log) when the blob is missing."""
+    try:
+        yield
     except StorageUnavailable as exc:
         raise dependency(request.app, STORAGE_DEPENDENCY).failed(
             exc, "The file cannot be read right now; try again later"
@@ -95,9 +117,28 @@ async def send(request: web.Request, download: Download) -> web.StreamResponse:
         # the handler), rather than an error with a traceback in the log
         raise asyncio.CancelledError() from None
     except BlobMissing:
-        asset = download.asset
-        log.error("asset %s (%s) is missing from storage %s", asset.id, asset.name, storage.url)
+        url = request.app[STORAGE].url
+        log.error("asset %s (%s) is missing from storage %s", asset.id, asset.name, url)
         raise AssetNotFound() from None
+
+
+def _reader(storage: Storage, download: Download) -> Reader:
+    body = download.body
+    if body is None:
+        sha256 = download.asset.sha256
+        return lambda start, end: storage.read(sha256, start, end)
+
+    async def from_memory(start: int, end: int) -> AsyncIterator[bytes]:
+        yield body[start:end]
+
+    return from_memory
+
+
+def _keeps_redirects(request: web.Request) -> bool:
+    """zsync keeps a redirected address for the rest of its transfer, so after one range sent by
+    the store its later multi-range requests would go there, and the store answers those with the
+    whole file, which zsync refuses (docs/releases.md "AppImage updates")."""
+    return request.headers.get("User-Agent", "").startswith("zsync/")
 
 
 def _handoff_allowed(request: web.Request, ranges: list[ByteRange] | None) -> bool:
@@ -216,9 +257,9 @@ async def _sendfile(
 
 
 async def _stream(
-    request: web.Request, storage: Storage, download: Download, part: ByteRange
+    request: web.Request, read: Reader, download: Download, part: ByteRange
 ) -> web.StreamResponse:
-    chunks = storage.read(download.asset.sha256, part.start, part.end)
+    chunks = read(part.start, part.end)
     first = await _first(chunks)  # a missing blob or a store that is down fails before the 200
     response = _single(request, download, part)
     await response.prepare(request)
@@ -289,14 +330,13 @@ def _multipart_length(download: Download, ranges: list[ByteRange], boundary: str
 
 
 async def _multipart(
-    request: web.Request, storage: Storage, download: Download, ranges: list[ByteRange]
+    request: web.Request, read: Reader, download: Download, ranges: list[ByteRange]
 ) -> web.StreamResponse:
     """206 multipart/byteranges (RFC 9110 §14.6): the parts in the order asked, each with its
     Content-Type and Content-Range; the body starts with CRLF and the first boundary, as nginx
     sends it, which zsync needs and electron-updater's DataSplitter accepts."""
     boundary = _boundary()
-    sha256 = download.asset.sha256
-    first_chunks = storage.read(sha256, ranges[0].start, ranges[0].end)
+    first_chunks = read(ranges[0].start, ranges[0].end)
     first = await _first(first_chunks)  # fails before the 206 when the blob is gone
     response = _response(request, 206, download)
     response.headers["Content-Type"] = f"multipart/byteranges; boundary={boundary}"
@@ -307,7 +347,7 @@ async def _multipart(
         if i == 0:
             chunks, lead = first_chunks, first
         else:
-            chunks, lead = storage.read(sha256, part.start, part.end), b""
+            chunks, lead = read(part.start, part.end), b""
         if not await _write_all(request, response, lead, chunks):
             return response
     await response.write(_closing(boundary))
