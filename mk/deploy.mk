@@ -15,7 +15,7 @@ NGINX ?= $(shell command -v nginx 2>/dev/null || ls /usr/sbin/nginx 2>/dev/null)
 
 TEST_PREREQUISITES += deploy-tools deploy-check
 
-.PHONY: deploy-tools deploy-check deploy-render up bench-proxy
+.PHONY: deploy-tools deploy-check deploy-render up up-demo bench-proxy
 
 deploy-tools: apt-tools ## Install nginx, wrk and docker-compose with apt-get (only when missing, only as root)
 
@@ -28,10 +28,11 @@ deploy-render: install ## Re-render deploy/k8s/base/nginx/forge.conf from the ng
 
 deploy-check: install $(VENV)/.deploy-validators ## Validate the Dockerfile, compose.yaml, the k8s manifests and the nginx config offline
 	$(BIN)/hadolint deploy/Dockerfile
-	$(BIN)/check-jsonschema --builtin-schema vendor.compose-spec compose.yaml
+	$(BIN)/check-jsonschema --builtin-schema vendor.compose-spec compose.yaml compose.demo.yaml
 	@if command -v docker-compose >/dev/null 2>&1; then \
 		echo "env -i docker-compose -f compose.yaml config -q   (no environment at all)"; \
-		env -i PATH="$$PATH" docker-compose -f compose.yaml config -q; \
+		env -i PATH="$$PATH" docker-compose -f compose.yaml config -q && \
+		env -i PATH="$$PATH" docker-compose -f compose.yaml -f compose.demo.yaml config -q; \
 	else echo "deploy-check: docker-compose absent (make deploy-tools); skipped 'config -q'"; fi
 	@$(PY) deploy/nginx/render.py --k8s | diff -u deploy/k8s/base/nginx/forge.conf - \
 		|| { echo "deploy-check: deploy/k8s/base/nginx/forge.conf is stale: make deploy-render" >&2; exit 1; }
@@ -66,15 +67,21 @@ deploy-check: install $(VENV)/.deploy-validators ## Validate the Dockerfile, com
 		[ $$status = 0 ] && echo "nginx -t: deploy/nginx/forge.conf.template is valid"; exit $$status; \
 	else echo "deploy-check: nginx absent (make deploy-tools); skipped 'nginx -t'"; fi
 
-up: ## docker compose up --build (no environment needed): nginx, three services, PostgreSQL, MinIO, the example plugin on :8080
-	@if docker compose version >/dev/null 2>&1; then docker compose up --build; \
+# The compose files of `make up`; `make up-demo` adds the demo world (public passwords).
+COMPOSE_FILES ?= -f compose.yaml
+
+up: ## docker compose up --build (no environment, no account): nginx on 127.0.0.1:8080, three services, PostgreSQL, MinIO, the example plugin
+	@if docker compose version >/dev/null 2>&1; then docker compose $(COMPOSE_FILES) up --build; \
 	elif command -v docker-compose >/dev/null 2>&1 && docker info >/dev/null 2>&1; then \
-		docker-compose up --build; \
+		docker-compose $(COMPOSE_FILES) up --build; \
 	else \
 		echo "make up: needs a container engine with compose (docker compose / podman compose)."; \
 		echo "None runs here; 'make run' serves the same paths from one process without one."; \
 		exit 1; \
 	fi
+
+up-demo: ## make up with the demo world (compose.demo.yaml: its passwords are public; never for a reachable deployment)
+	@$(MAKE) --no-print-directory up COMPOSE_FILES="-f compose.yaml -f compose.demo.yaml"
 
 bench-proxy: install deploy-tools ## wrk: the releases service directly vs through nginx, same run
 	$(PY) bench/proxy/bench.py $(BENCH_PROXY_ARGS)

@@ -3,8 +3,10 @@ one-shot `migrate` command, the files the gateway and nginx are given, the Kuber
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -36,10 +38,33 @@ async def _account_names(database_url: str) -> list[str]:
         await conn.close()
 
 
-def test_compose_migrate_loads_the_demo_world_once(database_url: str, tmp_path: Path) -> None:
-    """The `migrate` service's shell line, run twice: migrate + load, then migrate + skip."""
-    command = _services()["migrate"]["command"][0]
-    assert "/app/demo/world.json" in command  # where deploy/Dockerfile puts demo/
+def _rendered(*files: str) -> dict[str, Any]:
+    """The compose FILES as `docker-compose config` renders them with no environment at all (what
+    `docker compose up` runs on a machine where nothing is set)."""
+    compose = shutil.which("docker-compose")
+    if compose is None:
+        pytest.skip("docker-compose is not installed (make deploy-tools)")
+    argv = [compose, *(arg for name in files for arg in ("-f", str(ROOT / name))), "config"]
+    done = subprocess.run(
+        argv, env={"PATH": os.environ.get("PATH", "")}, cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    config: dict[str, Any] = yaml.safe_load(done.stdout)
+    return config
+
+
+def _demo_credentials() -> list[str]:
+    """Every password and token of the demo world: public, in this repository."""
+    world = json.loads((ROOT / "demo/world.json").read_text())
+    known = [user["password"] for user in world["users"] if user.get("password")]
+    known += [token for user in world["users"] for token in user.get("tokens", [])]
+    assert len(known) >= 8
+    return known
+
+
+def _run_migrate(config: dict[str, Any], database_url: str, tmp_path: Path) -> str:
+    """The rendered `migrate` service's shell line, run against DATABASE_URL: its output."""
+    command = config["services"]["migrate"]["command"][0]
     command = command.replace("/app/demo/world.json", str(ROOT / "demo/world.json"))
     env = {
         **os.environ,
@@ -49,14 +74,44 @@ def test_compose_migrate_loads_the_demo_world_once(database_url: str, tmp_path: 
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         "LOG_LEVEL": "WARNING",
     }
-    first = subprocess.run(["sh", "-c", command], env=env, capture_output=True, text=True)
-    assert first.returncode == 0, first.stderr
-    assert "loaded" in first.stdout
+    done = subprocess.run(["sh", "-c", command], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_compose_default_holds_no_known_credential(database_url: str, tmp_path: Path) -> None:
+    """`docker compose up` as it is: no demo password or token anywhere in what compose runs, no
+    world loaded (the database the migrate job leaves has no account, so nobody can sign in until
+    the operator creates the first admin), and nginx published on the loopback only."""
+    config = _rendered("compose.yaml")
+    text = yaml.safe_dump(config)
+    for known in [*_demo_credentials(), "demo/world.json", "forge load"]:
+        assert known not in text
+    _run_migrate(config, database_url, tmp_path)
+    assert run_sync(_account_names(database_url)) == []
+    ports = config["services"]["nginx"]["ports"]
+    published = [p if isinstance(p, str) else f"{p['host_ip']}:{p['published']}:" for p in ports]
+    assert published and all(p.startswith("127.0.0.1:8080:") for p in published), published
+    # the one way to publish everywhere is asked for by name
+    everywhere = subprocess.run(
+        ["docker-compose", "-f", str(ROOT / "compose.yaml"), "config"],
+        env={"PATH": os.environ.get("PATH", ""), "FORGE_BIND": "0.0.0.0"},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert "0.0.0.0:8080:80" in everywhere.stdout
+
+
+def test_compose_demo_world_only_with_its_override_file(database_url: str, tmp_path: Path) -> None:
+    """`docker compose -f compose.yaml -f compose.demo.yaml up`: migrate loads the demo world into
+    the empty database, and only once (a second start loads nothing over it)."""
+    config = _rendered("compose.yaml", "compose.demo.yaml")
+    assert "/app/demo/world.json" in config["services"]["migrate"]["command"][0]
+    assert "loaded" in _run_migrate(config, database_url, tmp_path)
     loaded = run_sync(_account_names(database_url))
-    assert loaded
-    second = subprocess.run(["sh", "-c", command], env=env, capture_output=True, text=True)
-    assert second.returncode == 0, second.stderr
-    assert "nothing loaded" in second.stdout
+    assert "alice" in loaded
+    assert "nothing loaded" in _run_migrate(config, database_url, tmp_path)
     assert sorted(run_sync(_account_names(database_url))) == sorted(loaded)
 
 

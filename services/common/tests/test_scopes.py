@@ -57,3 +57,43 @@ def test_scopes_are_normalised_as_gitea_does() -> None:
     assert normalize_scopes([]) == ()
     with pytest.raises(ScopeError, match="invalid access token scope: write:issue"):
         normalize_scopes(["write:issue"])
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("POST", "/api/v2/repos/acme/app/releases", True),
+        ("PATCH", "/api/v1/repos/acme/app/releases/3", True),
+        ("POST", "/api/v3/repos/acme/app/releases/3/assets", True),
+        ("DELETE", "/api/v2/repos/acme/app/releases/3/assets/9", True),
+        ("GET", "/api/v2/repos/acme/app/releases/v1", True),
+        ("GET", "/acme/app/releases/download/v1/a.zip", True),
+        ("GET", "/acme/app/darwin-arm64/1.0.0", True),
+        ("DELETE", "/api/v1/repos/acme/app", False),
+        ("PATCH", "/api/v1/repos/acme/app", False),
+        ("GET", "/api/v1/repos/acme/app", False),
+        ("PUT", "/api/v1/repos/acme/app/collaborators/bob", False),
+        ("POST", "/api/v2/repos/acme/app/update_keys", False),
+        ("PUT", "/api/v2/repos/acme/app/tauri_key", False),
+        ("GET", "/api/v2/repos/acme/app/insights", False),
+        ("POST", "/api/v1/orgs", False),
+        ("POST", "/api/v1/users/ann/tokens", False),
+        ("PATCH", "/api/v1/admin/users/ann", False),
+    ],
+)
+def test_write_release_publishes_and_does_nothing_else(
+    method: str, path: str, allowed: bool
+) -> None:
+    from forge_common.scopes import token_allows
+
+    assert token_allows(frozenset({"write:release"}), method, path) is allowed
+    # the encoded slash of a repository name never turns a repository route into a release one
+    assert not token_allows(
+        frozenset({"write:release"}), "DELETE", "/api/v1/repos/acme/app/releases",
+        "/api/v1/repos/acme%2Fapp/releases",
+    )  # fmt: skip
+
+
+def test_write_release_is_a_known_scope_held_by_write_repository() -> None:
+    assert normalize_scopes(["write:release"]) == ("write:release",)
+    assert normalize_scopes(["write:release", "write:repository"]) == ("write:repository",)

@@ -246,7 +246,7 @@ async def test_site_admin_edits_and_deletes_users(acct: Api, db: Any) -> None:
 async def test_password_guessing_is_slowed_per_account_for_every_replica(
     acct: Api, monkeypatch: Any
 ) -> None:
-    monkeypatch.setattr(sign_in_throttle, "ACCOUNT_LIMIT", 2)
+    monkeypatch.setattr(sign_in_throttle, "PAIR_LIMIT", 2)
     for name in ("olive", "nobody"):  # an account and no account: the same answers
         for _ in range(2):
             reply = await acct.get("/user", headers={"Authorization": basic(name, "guess-1234")})

@@ -120,8 +120,8 @@ async def _failures(browser: Browser, name: str, count: int) -> list[Any]:
 
 @pytest.mark.parametrize("name", ["olive", "nobody-here"])
 async def test_sign_in_is_throttled_per_account_alike_for_missing_ones(server, browser, name):
-    replies = await _failures(browser, name, sign_in_throttle.ACCOUNT_LIMIT + 1)
-    assert [r.status for r in replies[:-1]] == [200] * sign_in_throttle.ACCOUNT_LIMIT
+    replies = await _failures(browser, name, sign_in_throttle.PAIR_LIMIT + 1)
+    assert [r.status for r in replies[:-1]] == [200] * sign_in_throttle.PAIR_LIMIT
     last = replies[-1]
     assert last.status == 429 and 1 <= int(last.headers["Retry-After"]) <= 30
     # even the right password is refused while blocked: no password is checked at all
@@ -133,7 +133,7 @@ async def test_parallel_guesses_are_all_counted(server, browser):
     data = {"_csrf": csrf_of(html), "user_name": "olive", "password": "wrong-password"}
     replies = await asyncio.gather(*(browser.post("/user/login", data) for _ in range(12)))
     statuses = sorted(r.status for r in replies)
-    assert statuses.count(200) == sign_in_throttle.ACCOUNT_LIMIT and statuses.count(429) == 7
+    assert statuses.count(200) == sign_in_throttle.PAIR_LIMIT and statuses.count(429) == 7
 
 
 async def test_sign_in_is_throttled_per_address(server, browser):
@@ -144,9 +144,9 @@ async def test_sign_in_is_throttled_per_address(server, browser):
 
 
 async def test_a_success_clears_the_account_count(server, browser, db):
-    await _failures(browser, "olive", sign_in_throttle.ACCOUNT_LIMIT - 1)
+    await _failures(browser, "olive", sign_in_throttle.PAIR_LIMIT - 1)
     assert (await browser.sign_in("olive", PASSWORDS["olive"])).status == 303
-    key = sign_in_throttle.account_key("olive")
+    key = sign_in_throttle.pair_key("olive", "127.0.0.1")
     assert await db.fetchval("SELECT count(*) FROM core.sign_in_attempts WHERE key = $1", key) == 0
 
 
@@ -330,7 +330,7 @@ async def test_a_missing_account_costs_the_same_argon2_work_as_a_wrong_password(
         reply = await browser.sign_in(name, "wrong-password")
         assert reply.status == 200 and len(calls) == 1 and calls[0].startswith("$argon2id$")
     for name in ("olive", "nobody-here"):
-        await _failures(browser, name, sign_in_throttle.ACCOUNT_LIMIT)
+        await _failures(browser, name, sign_in_throttle.PAIR_LIMIT)
         calls.clear()
         assert (await browser.sign_in(name, "wrong-password")).status == 429
         assert calls == []

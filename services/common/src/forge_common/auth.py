@@ -19,8 +19,9 @@ from aiohttp import hdrs, web
 from . import sign_in_throttle
 from .errors import AuthTokenInvalid
 from .keys import DB_POOL
+from .names import login_lookup
 from .passwords import MAX_LENGTH as MAX_PASSWORD_LENGTH
-from .passwords import verify_password
+from .passwords import PasswordTooLong, verify_password
 
 ALL_SCOPES: frozenset[str] = frozenset({"all"})
 
@@ -140,13 +141,16 @@ async def _by_basic(request: web.Request, username: str, password: str) -> Viewe
         if viewer is not None:
             return viewer
     pool = request.app[DB_POOL]
+    if len(password) > MAX_PASSWORD_LENGTH:
+        raise PasswordTooLong()  # no password is this long: nothing to check, nothing to count
     address = await sign_in_throttle.admit(request, username)  # 429 past the limits
     row = None
-    if 0 < len(username) <= 40:
+    lookup = login_lookup(username)  # None: a name no account can have matches none
+    if lookup is not None:
         row = await pool.fetchrow(
             """SELECT id, name, is_admin, password_hash FROM core.accounts
-                WHERE lower(name) = lower($1) AND kind = 'user'""",
-            username,
+                WHERE lower(name) = $1 AND kind = 'user'""",
+            lookup,
         )
     # verify_password costs the same with no account (a dummy hash): no timing tells them apart
     if not await verify_password(row["password_hash"] if row else None, password) or row is None:

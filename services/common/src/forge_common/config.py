@@ -10,7 +10,13 @@ import platform
 import secrets
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
+
+ProxyNetwork = IPv4Network | IPv6Network
+# Every address: what the retired TRUST_FORWARDED_FOR=true meant (the peer is our nginx, whoever
+# it is, and only its own entry is believed).
+_ANY_PROXY: tuple[ProxyNetwork, ...] = (ip_network("0.0.0.0/0"), ip_network("::/0"))
 
 
 class ConfigError(ValueError):
@@ -97,10 +103,12 @@ class Settings:
     # and this long after sign-in whatever happens (OWASP's idle and absolute timeouts).
     session_idle_seconds: float = 3600.0
     session_absolute_seconds: float = 12 * 3600.0
-    # Behind our nginx the client's address is the last X-Forwarded-For entry (nginx appends it);
-    # without a proxy that header is the caller's own words and must not name the address that
-    # sign-in throttling counts (docs/accounts.md "Sign-in throttling").
-    trust_forwarded_for: bool = False
+    # The reverse proxies whose X-Forwarded-For is believed, and how many of its entries at most
+    # (client_address.py, docs/accounts.md "The client's address"); none by default: without a
+    # proxy that header is the caller's own words and must not name the address sign-in
+    # throttling counts.
+    trusted_proxies: tuple[ProxyNetwork, ...] = ()
+    trusted_proxy_hops: int = 1
     # The secrets the environment did not set, made up for this start (see `process_secret`).
     generated_secrets: tuple[str, ...] = ()
 
@@ -156,7 +164,8 @@ class Settings:
             session_absolute_seconds=_seconds(
                 env, "SESSION_ABSOLUTE_SECONDS", cls.session_absolute_seconds
             ),
-            trust_forwarded_for=_bool(env, "TRUST_FORWARDED_FOR", cls.trust_forwarded_for),
+            trusted_proxies=_proxies(env),
+            trusted_proxy_hops=_int(env, "TRUSTED_PROXY_HOPS", cls.trusted_proxy_hops),
             generated_secrets=tuple(generated),
         )
 
@@ -239,3 +248,22 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     if raw.lower() in {"0", "false", "no", "off"}:
         return False
     raise ConfigError(f"{name} must be true or false, not {raw!r}")
+
+
+def _proxies(env: Mapping[str, str]) -> tuple[ProxyNetwork, ...]:
+    """TRUSTED_PROXIES: addresses and networks separated by commas or spaces (`*` for every
+    address). TRUST_FORWARDED_FOR=true, its older form, is every address with one hop."""
+    raw = env.get("TRUSTED_PROXIES", "").replace(",", " ").split()
+    if not raw:
+        return _ANY_PROXY if _bool(env, "TRUST_FORWARDED_FOR", False) else ()
+    if raw == ["*"]:
+        return _ANY_PROXY
+    networks = []
+    for item in raw:
+        try:
+            networks.append(ip_network(item, strict=False))
+        except ValueError:
+            raise ConfigError(
+                f"TRUSTED_PROXIES must list addresses or networks (10.0.0.0/8), not {item!r}"
+            ) from None
+    return tuple(networks)

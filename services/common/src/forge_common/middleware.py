@@ -108,7 +108,7 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
         await authenticate(request)
         viewer = request.get(VIEWER)
         if viewer is not None and "all" not in viewer.scopes:
-            check_scopes(viewer.scopes, request.method, request.path)
+            check_scopes(viewer.scopes, request.method, request.path, request.raw_path)
         if wants_body_received(request):
             await receive_body(request, request.app[SETTINGS].body_read_timeout)
         response = await handler(request)

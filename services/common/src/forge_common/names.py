@@ -52,3 +52,18 @@ def display_name_problem(name: str, *, max_length: int, allow_empty: bool = Fals
     if len(name) > max_length:
         return f"must be at most {max_length} characters"
     return hidden_character_problem(name)
+
+
+def login_key(name: str) -> str:
+    """The one normalisation of a name someone typed to sign in, under which attempts are counted:
+    NFKC, then Unicode case folding, so that look-alikes (`ｖict-demo`, fullwidth) count as the
+    name they look like. For an account name (ASCII) it is the name lower-cased, as looked up."""
+    return unicodedata.normalize("NFKC", name.strip()).casefold()
+
+
+def login_lookup(name: str) -> str | None:
+    """The account name to look up (lower-cased) for a typed name; None when it cannot be one, so
+    it matches no account: `vİct-demo` (U+0130), which PostgreSQL's `lower()` would have matched
+    to `vict-demo` while the throttle counted it apart, signs in as nobody."""
+    name = name.strip()
+    return name.lower() if is_account_name(name) else None

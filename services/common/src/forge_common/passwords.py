@@ -12,6 +12,8 @@ import asyncio
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
+from .errors import AuthTokenInvalid
+
 # argon2-cffi's defaults are RFC 9106's "low memory" profile: argon2id, t=3, m=64 MiB, p=4.
 _HASHER = PasswordHasher()
 _DUMMY_HASH = _HASHER.hash("forge: no such account")
@@ -37,9 +39,18 @@ async def hash_password(password: str) -> str:
     return await asyncio.to_thread(_HASHER.hash, password)
 
 
+class PasswordTooLong(AuthTokenInvalid):
+    """A password longer than any can be: refused as it is, never cut to a length that fits (a
+    cut password would match with any suffix). 401 on the API, whose answer to a credential that
+    cannot be right it is; the forms say it in their own words."""
+
+    def __init__(self) -> None:
+        super().__init__(f"password must be at most {MAX_LENGTH} characters")
+
+
 def _verify(stored: str | None, password: str) -> bool:
     if len(password) > MAX_LENGTH:
-        password = password[:MAX_LENGTH]
+        return False  # callers refuse it first (PasswordTooLong); never cut and compared
     try:
         return _HASHER.verify(stored or _DUMMY_HASH, password) and stored is not None
     except (VerifyMismatchError, VerificationError, InvalidHashError):

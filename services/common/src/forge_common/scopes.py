@@ -1,4 +1,5 @@
-"""Token scopes, enforced with Gitea's names and Gitea's rule (docs/accounts.md "Scopes").
+"""Token scopes, enforced with Gitea's names and Gitea's rule, and forge's own `write:release`
+(docs/accounts.md "Scopes").
 
 Every API path belongs to one category (`repository`, `organization`, `user`, `admin`), as Gitea's
 route groups do; a GET or HEAD needs `read:<category>`, anything else `write:<category>`. `all`
@@ -47,6 +48,41 @@ def required_scope(method: str, path: str) -> str | None:
     return f"{level}:{category}"
 
 
+# forge's own scope, beside Gitea's (which keep Gitea's meaning: `write:repository` is every write
+# to a repository, its deletion included). It publishes and does nothing else: every method on a
+# repository's releases and their assets (the three API shapes, and so `forge release publish`,
+# electron-builder, Electron Forge, gitea-js), and reading what it published (downloads, feeds).
+# Not the repository itself, its settings, collaborators, update keys, Tauri key or insights.
+SCOPE_PUBLISH = "write:release"
+_PUBLISH_PATHS = re.compile(r"^/api/v[123]/repos/[^/]+/[^/]+/releases(/|$)")
+
+
+def publishes(method: str, path: str) -> bool:
+    """Whether `write:release` allows this request: anything on a repository's releases, and
+    reading the repository-category paths outside the API (downloads, Squirrel's feeds)."""
+    if _PUBLISH_PATHS.match(path):
+        return True
+    return (
+        method in READ_METHODS
+        and category_of(path) == "repository"
+        and not path.startswith("/api/")
+    )
+
+
+def token_allows(scopes: frozenset[str], method: str, path: str, raw_path: str = "") -> bool:
+    """The one scope decision of a request made with a token: Gitea's rule, or forge's own
+    `write:release` for publishing. `path` is decoded; `raw_path`, as sent, must be a release
+    path too, so that no `%2F` turns `DELETE /api/v1/repos/acme%2Fapp/releases` into one."""
+    needed = required_scope(method, path)
+    if needed is None or allows(scopes, needed):
+        return True
+    return (
+        SCOPE_PUBLISH in scopes
+        and publishes(method, path)
+        and publishes(method, raw_path.split("?", 1)[0] or path)
+    )
+
+
 def allows(scopes: frozenset[str], needed: str) -> bool:
     if "all" in scopes or needed in scopes:
         return True
@@ -61,7 +97,8 @@ class ScopeMissing(PermissionDenied):
         super().__init__(f"token does not have at least one of required scope(s): [{needed}]")
 
 
-def check_scopes(scopes: frozenset[str], method: str, path: str) -> None:
-    needed = required_scope(method, path)
-    if needed is not None and not allows(scopes, needed):
+def check_scopes(scopes: frozenset[str], method: str, path: str, raw_path: str = "") -> None:
+    if not token_allows(scopes, method, path, raw_path):
+        needed = required_scope(method, path)
+        assert needed is not None
         raise ScopeMissing(needed)

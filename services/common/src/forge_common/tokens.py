@@ -14,15 +14,17 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .auth import hash_token
+from .scopes import SCOPE_PUBLISH
 
 if TYPE_CHECKING:
     from .db import Queryable
 
-# Gitea's scope names. `all` is everything the user may do; `write:X` includes `read:X`.
+# Gitea's scope names. `all` is everything the user may do; `write:X` includes `read:X`. And
+# forge's own `write:release` (scopes.SCOPE_PUBLISH): publishes releases, nothing else.
 SCOPE_ALL = "all"
 SCOPE_CATEGORIES = ("repository", "organization", "user", "admin")
 KNOWN_SCOPES = frozenset(
-    [SCOPE_ALL]
+    [SCOPE_ALL, SCOPE_PUBLISH]
     + [f"{level}:{category}" for category in SCOPE_CATEGORIES for level in ("read", "write")]
 )
 
@@ -111,4 +113,6 @@ def normalize_scopes(names: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     if SCOPE_ALL in wanted:
         return (SCOPE_ALL,)
     kept = {s for s in wanted if not (s.startswith("read:") and f"write:{s[5:]}" in wanted)}
+    if "write:repository" in kept:
+        kept.discard(SCOPE_PUBLISH)  # Gitea's write:repository holds every write to releases
     return tuple(sorted(kept))

@@ -80,7 +80,12 @@ def add_admin_commands(commands: Any) -> None:
     token = verbs.add_parser("generate-access-token", help="make an access token for a user")
     token.add_argument("--username", "-u", required=True)
     token.add_argument("--token-name", "-t", default="gitea-admin")
-    token.add_argument("--scopes", default="all", help="comma-separated Gitea scopes (all)")
+    token.add_argument(
+        "--scopes",
+        default="all",
+        help="comma-separated scopes (all): Gitea's read:/write: + repository, organization, "
+        "user, admin, or forge's write:release (publishes releases, nothing else: for CI)",
+    )
     token.add_argument("--raw", action="store_true", help="print only the token")
 
 

@@ -9,7 +9,7 @@ from ..accounts import Account
 from ..db import Conn
 from ..errors import Unprocessable
 from .events import record
-from .users import check_name, insert_account
+from .users import check_name, insert_account, lock_owners
 
 VISIBILITIES = ("public", "limited", "private")
 
@@ -97,7 +97,12 @@ async def ensure_member(conn: Conn, org: Account, user: Account, actor_id: int) 
 
 async def remove_member(conn: Conn, org: Account, user: Account, actor_id: int) -> bool:
     """Remove `user` from `org` and from its teams; False when they were no member. The last
-    owner stays (422), as in Gitea, or nobody could manage the organization."""
+    owner stays (422), as in Gitea, or nobody could manage the organization.
+
+    The organization's row is locked first (`lock_owners`), so two removals at once are one after
+    the other: the second counts the owners the first left, where two counts read side by side
+    would each have seen the other owner and left none. Call it inside a transaction."""
+    await lock_owners(conn, [org.id])
     role = await conn.fetchval(
         "SELECT role FROM core.org_members WHERE org_id = $1 AND user_id = $2 FOR UPDATE",
         org.id,

@@ -12,6 +12,7 @@ from ..accounts import Account, account_by_name
 from ..db import Conn, Queryable
 from ..errors import Unprocessable
 from ..names import is_account_name
+from ..sessions import end_other_sessions
 
 # Names that would shadow a route of this server (`/user/login`, `/api/...`, `/avatars/...`) or
 # that Gitea reserves: no account may take them. Gitea answers 422 "name is reserved".
@@ -124,12 +125,16 @@ async def user_by_name(db: Queryable, name: str) -> Account | None:
 async def set_password(
     db: Queryable, user_id: int, password_hash: str, *, must_change_password: bool
 ) -> None:
+    """A password set by an administrator (`forge admin user change-password`): every browser
+    session of the user ends, since whoever held the old password may hold one of them; tokens
+    stay (docs/accounts.md "Sessions")."""
     await db.execute(
         "UPDATE core.accounts SET password_hash = $2, must_change_password = $3 WHERE id = $1",
         user_id,
         password_hash,
         must_change_password,
     )
+    await end_other_sessions(db, user_id, None)
 
 
 USER_EDITABLE = (
@@ -157,6 +162,8 @@ async def update_user(conn: Conn, user: Account, changes: dict[str, object]) -> 
         await conn.execute(
             f"UPDATE core.accounts SET {sets} WHERE id = $1", user.id, *changes.values()
         )
+    if "password_hash" in changes:  # an administrator's reset: as set_password
+        await end_other_sessions(conn, user.id, None)
     updated = await account_by_name(conn, user.name)
     assert updated is not None
     return updated
@@ -181,6 +188,15 @@ async def list_users(db: Queryable, *, admins_only: bool = False) -> list[UserRo
     return [UserRow(**dict(row)) for row in rows]
 
 
+async def lock_owners(conn: Conn, org_ids: list[int]) -> None:
+    """Lock the organizations' rows (in id order: no deadlock between two callers) until the
+    transaction ends: every change that may take an owner away holds it while it counts owners."""
+    await conn.execute(
+        "SELECT id FROM core.accounts WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE",
+        org_ids,
+    )
+
+
 async def delete_user(conn: Conn, user: Account, *, purge: bool = False) -> None:
     """Gitea's rule: a user who still owns repositories is kept unless `purge` (then they go with
     the user); the last owner of an organization is kept always (the organization would have
@@ -189,6 +205,12 @@ async def delete_user(conn: Conn, user: Account, *, purge: bool = False) -> None
         "SELECT EXISTS (SELECT 1 FROM core.repositories WHERE owner_id = $1)", user.id
     ):
         raise Unprocessable(f"user still has ownership of repositories [uid: {user.id}]")
+    # the organizations they own, locked as orgs.remove_member locks them: two owners deleted
+    # (or one deleted, one removed) at once cannot both pass the count below
+    owned = await conn.fetch(
+        "SELECT org_id FROM core.org_members WHERE user_id = $1 AND role = 'owner'", user.id
+    )
+    await lock_owners(conn, [row["org_id"] for row in owned])
     sole = await conn.fetchval(
         """SELECT o.name FROM core.org_members m JOIN core.accounts o ON o.id = m.org_id
             WHERE m.user_id = $1 AND m.role = 'owner'

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from forge_common.db import Queryable
+from forge_common.names import login_lookup
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,11 +17,15 @@ class Credentials:
 
 
 async def credentials(db: Queryable, name: str) -> Credentials | None:
-    """A user's password hash by name (any case); organizations never sign in."""
+    """A user's password hash by name (any case, forge_common.names.login_lookup: a name no
+    account can have matches none); organizations never sign in."""
+    lookup = login_lookup(name)
+    if lookup is None:
+        return None
     row = await db.fetchrow(
         """SELECT id, name, password_hash, must_change_password FROM core.accounts
-            WHERE kind = 'user' AND lower(name) = lower($1)""",
-        name,
+            WHERE kind = 'user' AND lower(name) = $1""",
+        lookup,
     )
     return Credentials(**dict(row)) if row else None
 

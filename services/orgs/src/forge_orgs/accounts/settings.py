@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from aiohttp import web
-from forge_common import passwords, tokens
+from forge_common import passwords, sign_in_throttle, tokens
 from forge_common.csrf import checked_form, text_field
 from forge_common.errors import AuthTokenMissing
 from forge_common.keys import DB_POOL
@@ -69,11 +69,8 @@ async def applications(request: web.Request) -> web.StreamResponse:
 
 def _chosen_scopes(values: list[str]) -> tuple[str, ...]:
     chosen = [v for v in values if v in tokens.KNOWN_SCOPES]
-    if tokens.SCOPE_ALL in chosen:
-        return (tokens.SCOPE_ALL,)
-    # write:X includes read:X: keep the stronger only, in a stable order
-    kept = [s for s in chosen if not (s.startswith("read:") and f"write:{s[5:]}" in chosen)]
-    return tuple(sorted(set(kept)))
+    # the API's normalisation (write:X holds read:X, `all` holds everything), in a stable order
+    return tokens.normalize_scopes(chosen)
 
 
 @page
@@ -142,10 +139,17 @@ async def change_password(request: web.Request) -> web.StreamResponse:
     session = _signed_in(request)
     form = await checked_form(request)
     old = text_field(form, "old_password")
-    stored = await password_hash_of(request.app[DB_POOL], session.viewer.id)
-    if not await passwords.verify_password(stored, old):
+    if len(old) > passwords.MAX_LENGTH:
+        error = f"A password has at most {passwords.MAX_LENGTH} characters."
+        return _account(request, "orgs/account.html", error=error, status=422)
+    # a check of the password like a sign-in, throttled like one (a stolen session must not
+    # guess it at argon2's pace); 429 with Retry-After past the limits
+    address = await sign_in_throttle.admit(request, session.viewer.login)
+    pool = request.app[DB_POOL]
+    if not await passwords.verify_password(await password_hash_of(pool, session.viewer.id), old):
         error = "The current password is wrong."
         return _account(request, "orgs/account.html", error=error, status=422)
+    await sign_in_throttle.forgive(pool, session.viewer.login, address)
     password = text_field(form, "password")
     problem = _new_password_problem(password, text_field(form, "retype"))
     if problem:

@@ -28,10 +28,16 @@ from forge_common.sessions import (
 from .queries import credentials, set_password_hash
 
 WRONG = "Wrong user name or password."
+TOO_LONG = f"A password has at most {passwords.MAX_LENGTH} characters."
 
 
 def _form(
-    request: web.Request, redirect_to: str, *, user_name: str = "", error: str = ""
+    request: web.Request,
+    redirect_to: str,
+    *,
+    user_name: str = "",
+    error: str = "",
+    status: int = 200,
 ) -> web.Response:
     return page_response(
         request,
@@ -43,6 +49,7 @@ def _form(
             # bound to a pre-session cookie before sign-in (login CSRF), to the session after
             "csrf_token": csrf_token(request),
         },
+        status=status,
         headers={"Cache-Control": "no-store"},
     )
 
@@ -64,6 +71,9 @@ async def login(request: web.Request) -> web.StreamResponse:
     pool, settings = request.app[DB_POOL], request.app[SETTINGS]
     if not name or not password:
         return _form(request, redirect_to, user_name=name, error=WRONG)
+    if len(password) > passwords.MAX_LENGTH:
+        # no password is this long: said plainly, never cut to a length that would match
+        return _form(request, redirect_to, user_name=name, error=TOO_LONG, status=422)
     address = await sign_in_throttle.admit(request, name)
     user = await credentials(pool, name)
     stored = user.password_hash if user else None
