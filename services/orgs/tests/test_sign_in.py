@@ -199,6 +199,11 @@ async def test_a_referer_of_this_site_stands_for_a_missing_origin(server, browse
         ("http:/evil.test", "/"),
         ("/user/login?redirect_to=//evil.test", "/"),
         ("", "/"),
+        # credentials never become part of a return address, in any letter case
+        ("/priv/vault?key=forge_uk_secret", "/priv/vault"),
+        ("/priv/vault/releases?page=2&KEY=forge_uk_secret", "/priv/vault/releases?page=2"),
+        ("/priv/vault?key_id=1&expires=9&signature=abc&channel=beta", "/priv/vault?channel=beta"),
+        ("/priv?token=t&access_token=t&private_token=t", "/priv"),
     ],
 )
 async def test_the_return_address_is_only_ever_a_path_of_this_server(

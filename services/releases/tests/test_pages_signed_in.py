@@ -118,6 +118,13 @@ def _start_world() -> dict[str, Any]:
         {"owner": "limco", "name": "limapp"},
         {"owner": "hidden", "name": "hiddenapp"},
         {"owner": "stan", "name": "stan-tool"},
+        # a public repository of a private organization, with a collaborator outside it
+        {
+            "owner": "closed",
+            "name": "closed-app",
+            "releases": [release],
+            "collaborators": [{"user": "cole", "permission": "write"}],
+        },
         {
             "owner": "stan",
             "name": "stan-private",
@@ -127,7 +134,12 @@ def _start_world() -> dict[str, Any]:
     ]
     names = ("mia", "stan", "cole", "nobody", "olive", "tess", "ada")
     users = [{"name": n, "tokens": [f"{n}-token"], "admin": n == "ada"} for n in names]
-    orgs = [acme, org("limco", "limited"), org("hidden", "private")]
+    closed = {
+        "name": "closed",
+        "visibility": "private",
+        "members": [{"user": "olive", "owner": True}],
+    }
+    orgs = [acme, org("limco", "limited"), org("hidden", "private"), closed]
     return {"users": users, "orgs": orgs, "repos": repos}
 
 
@@ -153,7 +165,7 @@ async def test_the_start_page_shows_public_things_alike_to_everyone(start):
     # the latest release as the latest API gives it: no draft, no prerelease
     assert "v1.0.0" in html and "v9.0.0" not in html and "v2.0.0-beta" not in html
     assert 'href="/user/login"' in html
-    for hidden in ("secret-app", "limco", "limapp", "hidden", "stan-private"):
+    for hidden in ("secret-app", "limco", "limapp", "hidden", "stan-private", "closed"):
         assert hidden not in html
 
 
@@ -162,9 +174,10 @@ async def test_the_start_page_shows_public_things_alike_to_everyone(start):
     [
         # a plain member reads the public repositories of her organizations, not the private ones
         ("mia", ["acme/app", "hidden/hiddenapp", "limco/limapp"]),
-        ("cole", ["stan/stan-private"]),  # a collaborator
+        # a collaborator; not of closed/closed-app, whose private organization he is outside
+        ("cole", ["stan/stan-private"]),
         ("tess", ["acme/app", "acme/secret-app"]),  # a team member
-        ("olive", ["acme/app", "acme/secret-app"]),  # the organization's owner
+        ("olive", ["acme/app", "acme/secret-app", "closed/closed-app"]),  # the owner
         ("ada", []),  # a site admin may read everything, and belongs to nothing
         ("nobody", []),
     ],
@@ -179,6 +192,21 @@ async def test_the_start_page_lists_a_signed_in_visitors_own_repositories(start,
     # the same through the visitor's token
     by_token = await client.get("/", headers={"Authorization": f"token {login}-token"})
     assert sorted(_cards(_main(await by_token.text()).split('id="orgs-heading"')[0])) == mine
+
+
+async def test_a_collaborator_outside_a_private_organization_sees_nothing_of_it(start):
+    """docs/access.md "Access levels" 0: the start page agrees with every route."""
+    client, cookies = start
+    for headers in (cookies["cole"], {"Authorization": "token cole-token"}):
+        html = (await (await client.get("/", headers=headers)).text()).split("<footer")[0]
+        assert "closed" not in html
+        for path in (
+            "/closed/closed-app",
+            "/closed/closed-app/releases/tag/v1.0.0",
+            "/api/v2/repos/closed/closed-app/releases",
+            "/closed",
+        ):
+            assert (await client.get(path, headers=headers)).status == 404, path
 
 
 async def test_a_signed_in_browser_downloads_the_files_its_pages_link_to(signed_in):

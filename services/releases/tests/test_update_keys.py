@@ -348,3 +348,21 @@ async def test_a_keyed_list_links_its_next_page_signed_never_with_the_key(
     # the page links of a token's list carry no credential at all
     plain = await client.get(first_page, headers=OWNER)
     assert "signature" not in plain.headers["Link"] and "key" not in plain.headers["Link"]
+
+
+async def test_a_key_in_a_pages_address_never_becomes_a_return_address(
+    make_client: Any, load: Any
+) -> None:
+    """docs/accounts.md "Return addresses": the page a key opens links to the sign-in without
+    the key, and the sign-in's `Location` afterwards carries none either."""
+    client = await _client(make_client, load)
+    key = (await _create(client))["key"]
+    for path in ("/owner/app/releases", "/owner/app"):
+        reply = await client.get(f"{path}?{urlencode({'key': key, 'page': '1'})}")
+        assert reply.status == 200
+        html = await reply.text()
+        assert key not in html and "forge_uk_" not in html
+        assert f'href="/user/login?redirect_to={path}%3Fpage%3D1"' in html
+    # a key that opens nothing: the 404 page names no key either
+    reply = await client.get("/owner/app/releases?key=forge_uk_wrong")
+    assert reply.status == 404 and "forge_uk_" not in await reply.text()

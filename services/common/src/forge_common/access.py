@@ -4,6 +4,10 @@ Facts come from one query (`repository_access`); the decision is a pure function
 whole matrix is testable and both services answer the same question the same way.
 
 Rules, strongest first:
+- nobody has any access to a repository of an owner they may not see (`owner_visible`: a private
+  organization to anyone but its members and site admins, a limited one to anonymous callers),
+  whatever grant they hold: a collaborator or team member outside a private organization gets
+  what everyone outside it gets, nothing, on every route and every list (the start page included);
 - a site admin, the owning user and the owners of the owning organization have admin;
 - otherwise the best of the viewer's collaborator permission and team permissions;
 - a public repository is readable by anyone who can see its owner (a public organization, a limited
@@ -65,6 +69,8 @@ def owner_visible(facts: AccessFacts, viewer: Viewer | None) -> bool:
 
 
 def decide(facts: AccessFacts, viewer: Viewer | None, *, release_api: bool = False) -> Access:
+    if not owner_visible(facts, viewer):
+        return Access.NONE
     level = Access.NONE
     if viewer is not None:
         if viewer.is_admin or viewer.id == facts.owner_id or facts.member_role == "owner":

@@ -1,6 +1,10 @@
 """Reading request bodies and validating their fields: 408 for a body that does not arrive in
-time, 400 for malformed JSON or a body cut short, 413 for an oversize body, 422 naming the field
-for a missing or wrongly typed value."""
+time, 400 for malformed JSON, a malformed form or a body cut short, 413 for an oversize body, 415
+for a form that is not urlencoded UTF-8, 422 naming the field for a missing or wrongly typed value
+or for text PostgreSQL cannot store (NUL).
+
+The one JSON body reader (`read_json_object`) and the one form body reader (`read_form`): every
+route reads its body through one of them, so a rule about text holds on every path."""
 
 from __future__ import annotations
 
@@ -10,12 +14,20 @@ import logging
 import math
 from collections.abc import Mapping
 from typing import Any, TypeVar
+from urllib.parse import parse_qsl
 
 import orjson
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
+from multidict import MultiDict, MultiDictProxy
 
-from .errors import InvalidInput, PayloadTooLarge, RequestTimeout, Unprocessable
+from .errors import (
+    InvalidInput,
+    PayloadTooLarge,
+    RequestTimeout,
+    Unprocessable,
+    UnsupportedMediaType,
+)
 
 log = logging.getLogger(__name__)
 H = TypeVar("H")
@@ -68,7 +80,61 @@ async def read_json_object(request: web.Request) -> Mapping[str, Any]:
         data = _with_huge_numbers(raw)
     if not isinstance(data, dict):
         raise Unprocessable("Request body must be a JSON object", field="body")
+    if _JSON_NUL in raw:  # only an escape can put a NUL in JSON text: rare, so walk only then
+        _refuse_nul(data, "")
     return data
+
+
+_JSON_NUL = b"\\u0000"
+NUL_PROBLEM = "must not contain NUL characters"
+
+
+def _refuse_nul(value: Any, where: str) -> None:
+    """422 naming the field (its top-level name) whose text holds a NUL, which PostgreSQL cannot
+    store in text: one rule for every JSON text field, whatever the handler does next."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise Unprocessable(f"{where or 'body'} {NUL_PROBLEM}", field=where or "body")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if "\x00" in key:
+                raise Unprocessable(f"field names {NUL_PROBLEM}", field="body")
+            _refuse_nul(item, where or key)
+    elif isinstance(value, list):
+        for item in value:
+            _refuse_nul(item, where)
+
+
+FORM_TYPE = "application/x-www-form-urlencoded"
+_UTF8 = frozenset({"utf-8", "utf8"})
+MAX_FORM_FIELDS = 200  # the biggest form of ours has a dozen
+
+
+async def read_form(request: web.Request) -> MultiDictProxy[str]:
+    """A page form's body: `application/x-www-form-urlencoded` in UTF-8, what browsers send for
+    every form of ours but the console's upload (which streams its own multipart body). Anything
+    else is 415; bytes or escapes that are not UTF-8, and NUL in a name or value, are 400
+    (docs/http.md "Forms"). aiohttp's own `post()` is not used: it decodes under whatever charset
+    the request names and reads multipart bodies, and failed on both with a 500."""
+    raw = await request.read()
+    if not raw:
+        return MultiDictProxy(MultiDict())
+    charset = (request.charset or "utf-8").lower()
+    if request.content_type != FORM_TYPE or charset not in _UTF8:
+        raise UnsupportedMediaType("Forms are sent as application/x-www-form-urlencoded, UTF-8")
+    try:
+        pairs = parse_qsl(
+            raw.decode("utf-8"),
+            keep_blank_values=True,
+            encoding="utf-8",
+            errors="strict",
+            max_num_fields=MAX_FORM_FIELDS,
+        )
+    except (UnicodeDecodeError, ValueError):  # ValueError: more fields than MAX_FORM_FIELDS
+        raise InvalidInput("Malformed form body") from None
+    if any("\x00" in name or "\x00" in value for name, value in pairs):
+        raise InvalidInput(f"Form fields {NUL_PROBLEM}")
+    return MultiDictProxy(MultiDict(pairs))
 
 
 class _OutOfRange:

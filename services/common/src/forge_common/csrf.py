@@ -23,11 +23,12 @@ from urllib.parse import urlsplit
 from aiohttp import web
 from multidict import MultiDictProxy
 
+from .body import read_form
 from .errors import PermissionDenied
 from .keys import SETTINGS
 from .sessions import SESSION, is_https
 
-Form = MultiDictProxy[str | bytes | bytearray | web.FileField]
+Form = MultiDictProxy[str]
 FIELD = "_csrf"  # Gitea's form field name
 _CONTEXT = b"forge csrf v1"
 _PENDING_PRE_SESSION = web.RequestKey("forge_pending_pre_session", str)
@@ -116,10 +117,11 @@ def same_origin(request: web.Request) -> bool:
 
 async def checked_form(request: web.Request) -> Form:
     """The posted form, once its origin and CSRF token are checked: call it first in every page
-    handler that changes state. Raises CsrfRefused (403, rendered as a page)."""
+    handler that changes state. Raises CsrfRefused (403, rendered as a page); a body that is not
+    a urlencoded UTF-8 form is 415 or 400 (`body.read_form`)."""
     if not same_origin(request):
         raise CsrfRefused()
-    form = await request.post()
+    form = await read_form(request)
     check_token(request, form.get(FIELD))
     return form
 
@@ -138,6 +140,5 @@ def check_token(request: web.Request, sent: object) -> None:
 
 
 def text_field(form: Form, name: str) -> str:
-    """A text field of a checked form ('' when missing or not text)."""
-    value = form.get(name)
-    return value if isinstance(value, str) else ""
+    """A text field of a checked form ('' when missing)."""
+    return form.get(name, "")

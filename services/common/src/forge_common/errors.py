@@ -11,6 +11,7 @@
     ├── RequestTimeout            408 (the body did not arrive in time)
     ├── Conflict                  409
     ├── PayloadTooLarge           413
+    ├── UnsupportedMediaType      415 (a form body that is not urlencoded UTF-8)
     ├── Unprocessable             422 (validation; names the field)
     └── ServiceUnavailable        503 (with Retry-After)
 
@@ -109,6 +110,11 @@ class Conflict(ApiError):
 class PayloadTooLarge(ApiError):
     status = 413
     code = "PayloadTooLarge"
+
+
+class UnsupportedMediaType(ApiError):
+    status = 415
+    code = "UnsupportedMediaType"
 
 
 class Unprocessable(ApiError):

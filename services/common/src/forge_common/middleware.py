@@ -32,7 +32,7 @@ from .logs import request_id_var
 from .metrics import METRICS
 from .metrics.requests import RequestMetrics
 from .outage import database, is_database_down
-from .pages.render import error_page, is_page_handler
+from .pages.render import error_page, is_form_post, is_page_handler
 from .render import json_response
 from .scopes import check_scopes
 
@@ -105,7 +105,8 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
     request_id = open_request(request)
     token = request_id_var.set(request_id)
     try:
-        await authenticate(request)
+        if not is_form_post(request):  # a form acts for its session only, never for a token
+            await authenticate(request)
         viewer = request.get(VIEWER)
         if viewer is not None and "all" not in viewer.scopes:
             check_scopes(viewer.scopes, request.method, request.path, request.raw_path)

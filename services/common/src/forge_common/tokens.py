@@ -87,6 +87,8 @@ async def delete_token(db: Queryable, user_id: int, token_id_or_name: int | str)
             user_id,
             token_id_or_name,
         )
+    elif "\x00" in token_id_or_name:
+        return False  # no name holds a NUL (PostgreSQL text cannot)
     else:
         status = await db.execute(
             "DELETE FROM core.access_tokens WHERE user_id = $1 AND lower(name) = lower($2)",

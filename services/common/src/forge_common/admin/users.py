@@ -11,7 +11,7 @@ import asyncpg
 from ..accounts import Account, account_by_name
 from ..db import Conn, Queryable
 from ..errors import Unprocessable
-from ..names import is_account_name
+from ..names import display_name_problem, is_account_name
 from ..sessions import end_other_sessions
 
 # Names that would shadow a route of this server (`/user/login`, `/api/...`, `/avatars/...`) or
@@ -62,6 +62,13 @@ def check_email(email: str) -> None:
         raise Unprocessable(f"e-mail invalid [email: {email}]", field="email")
 
 
+def check_full_name(full_name: str) -> None:
+    """The world loader's rule for a display name (names.display_name_problem: no control, format
+    or bidi character, at most 255 characters), held on every path that stores a full name."""
+    if full_name and (problem := display_name_problem(full_name, max_length=255)):
+        raise Unprocessable(f"full_name {problem}", field="full_name")
+
+
 async def email_taken(db: Queryable, email: str) -> bool:
     found = await db.fetchval(
         "SELECT EXISTS (SELECT 1 FROM core.accounts WHERE kind = 'user' AND lower(email) = "
@@ -73,7 +80,11 @@ async def email_taken(db: Queryable, email: str) -> bool:
 
 async def insert_account(conn: Conn, kind: str, name: str, **columns: object) -> Account:
     """A new user or organization; 422 Gitea's "user already exists" when the name is taken
-    (names are unique across users and organizations)."""
+    (names are unique across users and organizations); 422 for a full name the display-name
+    rule refuses."""
+    full_name = columns.get("full_name")
+    if isinstance(full_name, str):
+        check_full_name(full_name)
     names = ", ".join(["kind", "name", *columns])
     places = ", ".join(f"${i}" for i in range(1, len(columns) + 3))
     try:
@@ -151,7 +162,10 @@ USER_EDITABLE = (
 
 async def update_user(conn: Conn, user: Account, changes: dict[str, object]) -> Account:
     """Apply `changes` (columns of USER_EDITABLE, already validated); 422 when the new e-mail is
-    another user's."""
+    another user's, or for a full name the display-name rule refuses."""
+    full_name = changes.get("full_name")
+    if isinstance(full_name, str):
+        check_full_name(full_name)
     email = changes.get("email")
     if isinstance(email, str) and email.lower() != user.email.lower():
         check_email(email)

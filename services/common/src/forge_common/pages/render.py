@@ -13,10 +13,10 @@ from urllib.parse import urlsplit
 
 import aiohttp_jinja2
 import jinja2
-from aiohttp import web
+from aiohttp import hdrs, web
 
 from ..csrf import csrf_token, set_pre_session_cookie
-from ..errors import ApiError
+from ..errors import ApiError, PermissionDenied
 from ..keys import SETTINGS
 from ..outage import database, is_database_down
 from ..sessions import SESSION, attach_session, session_of
@@ -145,15 +145,41 @@ def mark_page(handler: Handler) -> Handler:
     return handler
 
 
+class FormTakesNoToken(PermissionDenied):
+    code = "FormTakesNoToken"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "Forms act only for a browser signed in on this site: send no Authorization header "
+            "(a script uses the API, where the token's scopes apply)"
+        )
+
+
+# The methods a page answers without changing anything; any other is a form's post.
+_READS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def is_form_post(request: web.BaseRequest) -> bool:
+    """Whether the request posts to a page's form: it acts for a browser session only
+    (docs/accounts.md "Forms act for sessions only"), so the middleware authenticates no
+    `Authorization` header for it, and `page` refuses one."""
+    if request.method in _READS:
+        return False
+    return isinstance(request, web.Request) and is_page_handler(request.match_info.handler)
+
+
 def page(handler: Handler) -> Handler:
     """A page handler: its viewer is the token's user or the signed-in browser's
     (`sessions.attach_session`: `auth.viewer_of` then answers for either), and its errors render
     as HTML with the status code the API gives. A visitor whose password must change is sent to
-    change it first."""
+    change it first. A form's post carrying `Authorization` is refused (403): a token acts only
+    through the API, within its scopes, never through a form (docs/accounts.md)."""
 
     @functools.wraps(handler)
     async def wrapped(request: web.Request) -> web.StreamResponse:
         try:
+            if request.method not in _READS and hdrs.AUTHORIZATION in request.headers:
+                raise FormTakesNoToken()
             session = await attach_session(request)
             if (
                 session is not None

@@ -28,6 +28,7 @@ from forge_common.errors import (
     PermissionDenied,
     Unprocessable,
 )
+from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL
 from forge_common.passwords import hash_password, password_problem
 from forge_common.render import json_response
@@ -212,7 +213,7 @@ async def create_token(request: web.Request) -> web.Response:
 async def delete_token(request: web.Request) -> web.Response:
     _, owner = await _token_owner(request)
     which = request.match_info["token"]
-    key: int | str = int(which) if which.isdigit() and len(which) < 19 else which
+    key: int | str = positive_int64(which) or which  # Gitea: an id, else a token's name
     if not await tokens.delete_token(request.app[DB_POOL], owner.id, key):
         raise TargetNotFound()
     return web.Response(status=204)

@@ -20,6 +20,7 @@ from aiohttp import web
 from forge_common import passwords, sign_in_throttle, tokens
 from forge_common.csrf import checked_form, text_field
 from forge_common.errors import AuthTokenMissing
+from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL
 from forge_common.pages import page, page_response, see_other
 from forge_common.sessions import Session, end_other_sessions, session_of
@@ -95,10 +96,10 @@ async def create_token(request: web.Request) -> web.StreamResponse:
 async def delete_token(request: web.Request) -> web.StreamResponse:
     session = _signed_in(request)
     form = await checked_form(request)
-    raw = text_field(form, "id")
-    if raw.isdigit() and len(raw) < 19:
+    token_id = positive_int64(text_field(form, "id"))
+    if token_id is not None:
         # someone else's id deletes nothing: the query names the user
-        await tokens.delete_token(request.app[DB_POOL], session.viewer.id, int(raw))
+        await tokens.delete_token(request.app[DB_POOL], session.viewer.id, token_id)
     return see_other(APPLICATIONS)
 
 

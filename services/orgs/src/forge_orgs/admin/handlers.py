@@ -23,6 +23,7 @@ from forge_common.auth import Viewer, viewer_of
 from forge_common.body import optional_bool, optional_str, read_json_object, required_str
 from forge_common.db import Conn, connection, transaction
 from forge_common.errors import PermissionDenied, Unprocessable
+from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL
 from forge_common.names import is_repo_name
 from forge_common.render import json_response
@@ -242,9 +243,7 @@ async def _team_for(
     raw = request.match_info["id"]
     # the same two queries whether the team exists or not: a junk id looks up team 0, a missing
     # team a name no account can have, so neither status, body nor time tells them apart
-    found = await team_admin.team_with_org_name(
-        conn, int(raw) if raw.isdigit() and len(raw) < 19 else 0
-    )
+    found = await team_admin.team_with_org_name(conn, positive_int64(raw) or 0)
     try:
         view = await org_for_read(conn, found[1] if found else NO_SUCH_ORG, viewer)
     except OrgNotFound:

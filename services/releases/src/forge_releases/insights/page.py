@@ -48,7 +48,8 @@ def _uptake(
 ) -> list[tuple[str, list[float]]]:
     """Per release, the share of each day's checks made by installs already running it (or
     newer), from the day it was published."""
-    daily = [sum(col) for col in zip(*running.values(), strict=True)] if running else []
+    # no checks in the window: a day of none for every bucket, so every share is 0
+    daily = [sum(col) for col in zip(*running.values(), strict=True)] or [0] * len(buckets)
     lines = []
     for release in releases:
         version = parse_version(release.tag)

@@ -34,12 +34,9 @@ class Window:
     end: datetime  # last bucket, inclusive
 
     def buckets(self) -> list[datetime]:
+        # counted, not stepped past `end`: the step after 9999-12-31 is no date at all
         step = timedelta(days=1) if self.interval == "day" else timedelta(hours=1)
-        out, at = [], self.start
-        while at <= self.end:
-            out.append(at)
-            at += step
-        return out
+        return [self.start + i * step for i in range((self.end - self.start) // step + 1)]
 
 
 def _day(name: str, text: str) -> date:

@@ -218,6 +218,8 @@ def _months(first: date, end: date) -> list[date]:
     months = []
     while first <= end:
         months.append(first)
+        if (first.year, first.month) == (end.year, end.month):
+            break  # the month after December 9999 is no date
         first = (first + timedelta(days=32)).replace(day=1)
     return months
 
