@@ -7,6 +7,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 PORT ?= 8080
+# the world file `make run` loads into an empty database; `make run WORLD=` starts empty instead
+WORLD ?= demo/world.json
 SERVICE_PACKAGES := services/common services/releases services/orgs services/plugin-gateway
 # the publishing client (`forge release ...`): installed by `make run`, never in the server's image
 CLIENT_PACKAGES := services/publisher
@@ -50,8 +52,8 @@ $(INSTALL_STAMP): $(RUN_STAMP) requirements-dev.txt $(wildcard $(addsuffix /pypr
 		-c constraints.txt -r requirements-dev.txt $(addprefix -e ,$(DEV_PACKAGES))
 	@touch $@
 
-run: $(RUN_STAMP) ## Start everything on http://localhost:8080/ (make run PORT=N for another port; embedded PostgreSQL unless DATABASE_URL is set)
-	$(BIN)/forge dev --world demo/world.json --port $(PORT)
+run: $(RUN_STAMP) ## Start everything on http://localhost:8080/ (PORT=N for another port, WORLD= for no demo world; embedded PostgreSQL unless DATABASE_URL is set)
+	$(BIN)/forge dev $(if $(WORLD),--world $(WORLD),--empty) --port $(PORT)
 
 shell: $(RUN_STAMP) ## A shell with .venv activated (`forge` on the PATH)
 	@echo "forge: .venv activated; 'exit' to leave"

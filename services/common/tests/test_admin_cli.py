@@ -253,7 +253,7 @@ def test_without_database_url_it_uses_the_embedded_cluster_running_or_not() -> N
         )
         assert listed.returncode == 0, listed.stderr
         assert "root" in listed.stdout
-        assert running.running_url() is None
+        assert running.running_port() is None
     finally:
         running.stop()
         shutil.rmtree(folder, ignore_errors=True)

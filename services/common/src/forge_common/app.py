@@ -17,7 +17,7 @@ from .middleware import forge_middleware
 from .notifications import NotificationOptions, Notifications
 from .outage import OUTAGES, Outages, outages_context
 from .relay import relay_context
-from .service import Service
+from .service import Service, all_migrations
 
 
 def create_app(
@@ -40,7 +40,7 @@ def create_app(
         app.cleanup_ctx.append(relay_context)
     app[METRICS] = Metrics()  # docs/operations.md "Metrics": one registry per application
     add_database_metrics(app)
-    add_health_routes(app)
+    add_health_routes(app, all_migrations({s.name: s for s in services}))
     add_metrics_route(app)
     for service in services:
         service.setup(app, settings)

@@ -11,6 +11,7 @@ import asyncio
 import dataclasses
 import errno
 import os
+import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -52,7 +53,11 @@ def build_parser(services: dict[str, Service]) -> argparse.ArgumentParser:
     dev = commands.add_parser(
         "dev", help="embedded PostgreSQL, migrate, load a world once, serve everything (make run)"
     )
-    dev.add_argument("--world", type=Path, required=True)
+    start = dev.add_mutually_exclusive_group(required=True)
+    start.add_argument("--world", type=Path, help="the world file to load into an empty database")
+    start.add_argument(
+        "--empty", action="store_true", help="load nothing: an instance with no accounts yet"
+    )
     dev.add_argument("--data-dir", type=Path, default=Path(".data"))
     dev.add_argument("--host", default="127.0.0.1")
     dev.add_argument("--port", type=int, default=8080)
@@ -128,10 +133,33 @@ def serve(
     except OSError as exc:
         if exc.errno != errno.EADDRINUSE:
             raise
-        raise ConfigError(
-            f"port {port} is already in use on {host}: stop what listens there, or choose "
-            f"another port with --port N (make run: make run PORT=N)"
-        ) from None
+        raise _port_in_use(host, port) from None
+
+
+def _port_in_use(host: str, port: int) -> ConfigError:
+    return ConfigError(
+        f"port {port} is already in use on {host}: stop what listens there, or choose "
+        f"another port with --port N (make run: make run PORT=N)"
+    )
+
+
+def refuse_a_busy_port(host: str, port: int) -> None:
+    """`forge dev` checks its port before it starts or shares a database, so a start that cannot
+    serve touches nothing (serve() still reports a port taken in between)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise ConfigError(f"cannot listen on {host}: {exc.strerror}") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        # as the server binds: SO_REUSEADDR, so only a listening socket makes the port busy
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise _port_in_use(host, port) from None
+            raise
 
 
 def _install_uvloop() -> None:
@@ -210,36 +238,50 @@ def demo_sign_ins(world: Path) -> str:
 
 
 def _dev(args: Any, env: dict[str, str], services: dict[str, Service]) -> int:
+    refuse_a_busy_port(args.host, args.port)
     pg: EmbeddedPostgres | None = None
     if not env.get("DATABASE_URL"):
-        # make run keeps its data: fsync and full-page writes on (docs/architecture.md)
+        # make run keeps its data: fsync and full-page writes on (docs/architecture.md); a second
+        # make run in the same checkout shares the running server (docs/architecture.md)
         pg = EmbeddedPostgres(args.data_dir / "postgres", durable=True)
         env["DATABASE_URL"] = pg.start()
-    env.setdefault("STORAGE_PATH", str(args.data_dir / "storage"))
-    env.setdefault("APP_URL", f"http://localhost:{args.port}/")
     try:
+        env.setdefault("STORAGE_PATH", str(args.data_dir / "storage"))
+        env.setdefault("APP_URL", f"http://localhost:{args.port}/")
         settings = Settings.from_env(env)
         asyncio.run(run_migrations(settings.database_url, services))
-        if asyncio.run(world_is_empty(settings.database_url)):
-            asyncio.run(run_load(settings, args.world, services))
-            print(f"forge: loaded {args.world}")
-        else:
-            print("forge: the database already has data; demo world not loaded again")
+        _load_once(args, settings, services)
         url = f"http://localhost:{args.port}/"
-        ready = (  # printed once the port is bound, never before
-            f"forge: ready at {url}\n  try: curl {url}healthz\n"
-            f"       curl '{url}api/v2/repos/acme/app/releases/update"
-            "?version=1.0.0&platform=darwin&arch=arm64'"
-        )
-        demo = demo_sign_ins(args.world)
-        if demo:
-            print(f"  sign in at {url}user/login as {demo}", flush=True)
+        ready = f"forge: ready at {url}\n  try: curl {url}healthz"  # once the port is bound
+        if args.world is not None:
+            ready += (
+                f"\n       curl '{url}api/v2/repos/acme/app/releases/update"
+                "?version=1.0.0&platform=darwin&arch=arm64'"
+            )
+            demo = demo_sign_ins(args.world)
+            if demo:
+                print(f"  sign in at {url}user/login as {demo}", flush=True)
         _install_uvloop()
         serve(settings, list(services.values()), args.host, args.port, banner=ready)
     finally:
         if pg is not None:
             pg.stop()
     return 0
+
+
+def _load_once(args: Any, settings: Settings, services: dict[str, Service]) -> None:
+    """The world file into an empty database (`--world`), or nothing (`--empty`)."""
+    empty = asyncio.run(world_is_empty(settings.database_url))
+    if args.world is None:
+        if empty:
+            print("forge: an empty instance: no accounts yet (forge admin user create makes one)")
+        else:
+            print("forge: the database already has data (make reset removes make run's data)")
+    elif empty:
+        asyncio.run(run_load(settings, args.world, services))
+        print(f"forge: loaded {args.world}")
+    else:
+        print("forge: the database already has data; demo world not loaded again")
 
 
 if __name__ == "__main__":

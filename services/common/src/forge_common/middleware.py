@@ -27,6 +27,7 @@ from aiohttp.web_urldispatcher import AbstractResource
 from .auth import VIEWER, authenticate
 from .body import receive_body, wants_body_received
 from .errors import ApiError, MethodNotAllowed, NotFound, PayloadTooLarge
+from .health import unavailable
 from .keys import SETTINGS
 from .logs import request_id_var
 from .metrics import METRICS
@@ -129,8 +130,11 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
             raise
         response = render_error(request, database(request.app).failed(exc))
     except Exception as exc:
-        if is_database_down(exc):  # docs/architecture.md "Dependency outages": 503, logged once
-            response = render_error(request, database(request.app).failed(exc))
+        # docs/architecture.md "Dependency outages": the database down or not migrated yet is a
+        # 503, logged once
+        down = unavailable(request.app, exc)
+        if down is not None:
+            response = render_error(request, down)
         else:
             log.exception("unhandled error serving %s %s", request.method, request.path)
             response = render_error(request, ApiError("Internal server error"))

@@ -14,6 +14,8 @@ from typing import Any
 
 import asyncpg
 
+from .db import Queryable
+
 log = logging.getLogger(__name__)
 
 # Any constant works; it only has to be the same in every process that migrates this database.
@@ -56,6 +58,17 @@ def discover(schema: str, package: str) -> list[Migration]:
 async def applied(conn: asyncpg.Connection[Any]) -> dict[tuple[str, int], str]:
     rows = await conn.fetch("SELECT schema, version, checksum FROM public.forge_migrations")
     return {(row["schema"], row["version"]): row["checksum"] for row in rows}
+
+
+async def pending(conn: Queryable, migrations: Iterable[Migration]) -> list[Migration]:
+    """What of `migrations` this database has not applied yet (all of it when never migrated):
+    the schema is at the version the code expects when this is empty."""
+    try:
+        rows = await conn.fetch("SELECT schema, version FROM public.forge_migrations")
+    except asyncpg.UndefinedTableError:
+        return list(migrations)
+    done = {(row["schema"], row["version"]) for row in rows}
+    return [m for m in migrations if (m.schema, m.version) not in done]
 
 
 async def migrate(

@@ -123,10 +123,15 @@ class Outages:
     def __init__(self) -> None:
         self._dependencies: dict[str, Dependency] = {}
 
-    def dependency(self, name: str, probe: Probe | None = None) -> Dependency:
+    def dependency(
+        self, name: str, probe: Probe | None = None, *, consequence: str | None = None
+    ) -> Dependency:
         found = self._dependencies.get(name)
         if found is None:
-            found = self._dependencies[name] = Dependency(name, probe)
+            found = Dependency(name, probe)
+            if consequence is not None:
+                found.consequence = consequence
+            self._dependencies[name] = found
         elif probe is not None and found.probe is None:
             found.probe = probe
         return found
@@ -186,6 +191,21 @@ def is_database_down(exc: BaseException) -> bool:
     return False
 
 
+# What PostgreSQL answers a query written for a newer schema than the database's: the code was
+# deployed before `forge db migrate` ran (a first `kubectl apply`, a migrate Job still running).
+_SCHEMA_BEHIND: tuple[type[BaseException], ...] = (
+    asyncpg.UndefinedTableError,
+    asyncpg.InvalidSchemaNameError,
+    asyncpg.UndefinedColumnError,
+    asyncpg.UndefinedFunctionError,
+)
+
+
+def is_schema_behind(exc: BaseException) -> bool:
+    """`exc` says the database is not migrated to what the code expects (forge_common.health)."""
+    return isinstance(exc, _SCHEMA_BEHIND)
+
+
 def _raised_in_asyncpg(tb: TracebackType | None) -> bool:
     while tb is not None:
         module = tb.tb_frame.f_globals.get("__name__", "")
@@ -197,9 +217,9 @@ def _raised_in_asyncpg(tb: TracebackType | None) -> bool:
 
 def round_failed(database: Dependency, exc: Exception, what: str) -> None:
     """A failed round of a background loop (the outbox relay, the delivery worker): while the
-    database is down, its outage is logged once by `database`, not a traceback per round;
-    anything else is logged with its traceback, as `what`."""
-    if is_database_down(exc):
+    database is down (or not migrated yet), its outage is logged once by `database`, not a
+    traceback per round; anything else is logged with its traceback, as `what`."""
+    if is_database_down(exc) or is_schema_behind(exc):
         database.failed(exc)
     else:
         log.error("%s", what, exc_info=exc)

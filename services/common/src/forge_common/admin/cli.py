@@ -103,11 +103,8 @@ def admin_database(env: dict[str, str], data_dir: Path) -> Iterator[str]:
     if url:
         yield url
         return
+    # a running `forge dev`'s server is shared and left running; else started and stopped again
     pg = EmbeddedPostgres(data_dir / "postgres", durable=True)
-    running = pg.running_url()
-    if running is not None:
-        yield running
-        return
     url = pg.start()
     try:
         yield url

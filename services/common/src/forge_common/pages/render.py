@@ -17,8 +17,8 @@ from aiohttp import hdrs, web
 
 from ..csrf import csrf_token, set_pre_session_cookie
 from ..errors import ApiError, PermissionDenied
+from ..health import unavailable
 from ..keys import SETTINGS
-from ..outage import database, is_database_down
 from ..sessions import SESSION, attach_session, session_of
 from .markdown import render_markdown
 from .return_to import sign_in_url
@@ -191,9 +191,10 @@ def page(handler: Handler) -> Handler:
         except ApiError as error:
             return error_page(request, error)
         except Exception as exc:
-            if not is_database_down(exc):
+            down = unavailable(request.app, exc)  # the database down or not migrated: 503
+            if down is None:
                 raise
-            return error_page(request, database(request.app).failed(exc))
+            return error_page(request, down)
 
     return mark_page(wrapped)
 
