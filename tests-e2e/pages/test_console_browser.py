@@ -207,7 +207,11 @@ def test_a_publisher_releases_stages_and_pulls_back_in_the_browser(
     )
     page.set_input_files("#attachment", [str(path) for path in files])
     page.click("#upload-form button[type=submit]")
-    page.wait_for_url(re.compile(r"\?done=uploaded$"), timeout=120_000)
+    page.wait_for_url(re.compile(r"\?done=uploaded&files=2$"), timeout=120_000)
+    assert page.locator("p.notice").inner_text() == "2 files uploaded."
+    # sizes in the units of the pages and the CLI (one formatter: forge_common/units.py)
+    assert "20.0 MiB" in page.locator("main table").inner_text()
+    assert re.search(r"up to \d+\.\d GiB", page.locator("label[for=attachment]").inner_text())
     cdp.send(
         "Network.emulateNetworkConditions",
         {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},

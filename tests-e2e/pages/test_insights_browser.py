@@ -48,6 +48,12 @@ CHECKS = {
 OWNER = {"Authorization": f"token {TOKEN}"}
 
 
+# every visible text of the charts: its font size times the SVG's scale on the screen
+_TEXT_SIZES = """() => [...document.querySelectorAll('svg[role=img] text')]
+  .filter(t => t.getClientRects().length > 0 && t.textContent.trim() !== '')
+  .map(t => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)"""
+
+
 def _counted(stack: Stack) -> dict[str, int]:
     reply = stack.get("/api/v2/repos/dana/app/insights", OWNER)
     assert reply.status == 200, reply.body
@@ -65,7 +71,7 @@ def test_insights_page_table_and_accessibility(stack: Stack, browser: Any) -> No
 
     today = datetime.now(UTC).date().isoformat()
     problems: list[str] = []
-    for width in (1280, 360):
+    for width in (1280, 390, 360):
         # the viewer as pages find it today: the Authorization header
         context = browser.new_context(
             viewport={"width": width, "height": 900}, extra_http_headers=OWNER
@@ -88,6 +94,9 @@ def test_insights_page_table_and_accessibility(stack: Stack, browser: Any) -> No
         assert row.locator("td").all_inner_texts() == ["7", "3"]
         scroll = page.evaluate("document.documentElement.scrollWidth")
         assert scroll <= width, (width, scroll)
+        if width <= 600:  # a phone: the chart's own text as drawn on the screen, in CSS px
+            drawn = page.evaluate(_TEXT_SIZES)
+            assert drawn and min(drawn) >= 10, (width, sorted(drawn)[:5])
         problems += [f"@{width}: {v}" for v in _axe_violations(page)]
         context.close()
         assert errors == [], errors

@@ -403,6 +403,61 @@ async def test_teams_members_and_repositories(acct: Api, db: Any) -> None:
         assert expected in types
 
 
+async def test_a_team_of_all_repositories_holds_those_made_later_too(acct: Api, db: Any) -> None:
+    """Gitea's `includes_all_repositories` (its Owners team; what Gitea's Terraform provider
+    sends): every repository of the organization, now and later; removing one is ignored."""
+
+    async def held(team_id: int) -> set[str]:
+        rows = await db.fetch(
+            """SELECT r.name FROM core.team_repos tr JOIN core.repositories r ON r.id = tr.repo_id
+                WHERE tr.team_id = $1""",
+            team_id,
+        )
+        return {row["name"] for row in rows}
+
+    made = await acct.post(
+        "/orgs/priv/teams",
+        as_="owner",
+        json={
+            "name": "Owners",
+            "permission": "admin",
+            "includes_all_repositories": True,
+            "can_create_org_repo": True,
+            "units": ["repo.code", "repo.releases"],
+        },
+    )
+    assert made.status == 201, made.json
+    assert made.json["includes_all_repositories"] is True
+    tid = made.json["id"]
+    existing = {
+        r["name"]
+        for r in await db.fetch(
+            """SELECT r.name FROM core.repositories r JOIN core.accounts o ON o.id = r.owner_id
+            WHERE o.name = 'priv'"""
+        )
+    }
+    assert existing and await held(tid) == existing
+    later = await acct.post("/orgs/priv/repos", as_="owner", json={"name": "later"})
+    assert later.status == 201
+    assert await held(tid) == existing | {"later"}
+    assert (await acct.get(f"/teams/{tid}", as_="owner")).json["includes_all_repositories"]
+    assert (await acct.delete(f"/teams/{tid}/repos/priv/later", as_="owner")).status == 204
+    assert "later" in await held(tid)  # ignored, as Gitea ignores it
+    # a member of the team reaches the new repository with the team's permission
+    assert (await acct.put(f"/teams/{tid}/members/stan", as_="owner")).status == 204
+    level = await db.fetchval(
+        """SELECT t.permission FROM core.team_repos tr JOIN core.teams t ON t.id = tr.team_id
+            JOIN core.team_members m ON m.team_id = t.id JOIN core.accounts a ON a.id = m.user_id
+            JOIN core.repositories r ON r.id = tr.repo_id
+           WHERE a.name = 'stan' AND r.name = 'later'"""
+    )
+    assert level == "admin"
+    # other teams are unchanged
+    plain = await acct.post("/orgs/priv/teams", as_="owner", json={"name": "few"})
+    assert plain.json["includes_all_repositories"] is False
+    assert await held(plain.json["id"]) == set()
+
+
 # --- tokens --------------------------------------------------------------------------------
 
 

@@ -90,6 +90,11 @@ async def test_tauri_key_set_from_the_pub_file_shown_and_removed(
     assert (code, out.split()) == (0, [key_id, signer.tauri_form])
     code, _, err = await keys("set", "owner/app", "not a key", url=url, command="tauri-key")
     assert code == 1 and "(422)" in err and "public_key" in err
+    missing = str(tmp_path / "missing.pub")
+    code, _, err = await keys("set", "owner/app", missing, url=url, command="tauri-key")
+    assert code == 1 and f"the key file {missing} does not exist" in err and "base64" not in err
+    code, _, err = await keys("set", "owner/app", "keys/app.key", url=url, command="tauri-key")
+    assert code == 1 and "the key file keys/app.key does not exist" in err
     code, out, _ = await keys("remove", "owner/app", url=url, command="tauri-key")
     assert code == 0 and "removed" in out
     code, _, err = await keys("show", "owner/app", url=url, command="tauri-key")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import io
 
-from forge_publisher.progress import Progress, human_size
+from forge_common.units import human_size
+from forge_publisher.progress import Progress
 
 
 class Terminal(io.StringIO):

@@ -20,6 +20,8 @@ import aiohttp
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
+from forge_common import tokens
+from forge_common.admin.users import user_by_name
 from forge_common.cli import build_parser
 from forge_common.config import Settings
 from forge_common.embedded_pg import free_port
@@ -248,3 +250,24 @@ async def test_rollout_flag_stages_and_raises(server: TestServer, tmp_path: Path
     assert await staging() == 70
     code, _, err = await forge("owner/pub", "v3.0.0", app, "--rollout", "0", url=url)
     assert code == 2 and "--rollout" in err  # argparse: 1 to 100 only
+
+
+@pytest.mark.parametrize("scopes", [("read:user",), ("read:repository",)])
+async def test_a_token_without_the_scope_is_told_the_scope_publishing_needs(
+    server: TestServer,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    db: Any,
+    scopes: tuple[str, ...],
+) -> None:
+    """The server refuses the first request the token may not make (a look-up needs only
+    `read:repository`); the command names the scope publishing needs, not that one."""
+    user = await user_by_name(db, "writer")
+    assert user is not None
+    made = await tokens.create_token(db, user.id, "narrow", scopes)
+    assert made is not None
+    url = str(server.make_url("/"))
+    f = write(tmp_path / "a.zip", 10, b"a")
+    code, _, err = await publish_in_process(capsys, "owner/pub", "v5", f, url=url, token=made[1])
+    assert code == 1 and "publishing needs a token with the write:repository scope" in err, err
+    assert "[read:repository]" not in err

@@ -146,3 +146,33 @@ async def test_a_keys_last_use_is_written_at_most_once_a_minute(admin: Any, db: 
     assert (
         await db.fetchval("SELECT extract(epoch FROM last_used_at) FROM releases.update_keys")
     ) == 0
+
+
+async def test_each_updater_is_pointed_at_the_feed_that_serves_it_with_the_checks_limits(
+    admin: Any,
+) -> None:
+    """Squirrel.Mac gets the feed that matches the architecture exactly (never the spec's
+    check, whose suffix table hands an Intel Mac the arm64 zip); update-electron-app is told it
+    cannot carry a key; the spec's check is offered with its limits."""
+    client, browser = admin
+    _, page = await browser.get(KEYS)
+    async with browser.session.post(
+        browser.url(KEYS),
+        data={"_csrf": csrf_of(page), "name": "mac app"},
+        headers={"Origin": browser.origin},
+        allow_redirects=False,
+    ) as reply:
+        created = htmllib.unescape(await reply.text())
+    feeds = dict(re.findall(r"<dt>([^<]+)</dt>\s*<dd><pre class=\"paste\"[^>]*>([^<]+)<", created))
+    mac = next(url for label, url in feeds.items() if "Squirrel.Mac" in label)
+    assert "/owner/priv/darwin-{arch}/{version}?key=forge_uk_" in mac
+    assert not any("Squirrel.Mac" in label and "/update?" in url for label, url in feeds.items())
+    path = mac.split("forge.test", 1)[1].format(arch="x64", version="0.9.0")
+    answer = await client.get(path)  # no header, a private repository, as Squirrel.Mac asks
+    assert answer.status == 200 and (await answer.json())["url"].split("?")[0].endswith(
+        "/App-1.0.0-x64.zip"
+    )
+    assert "update-electron-app builds its own URL" in created
+    spec_check = created.split("Update check (the specification", 1)[1]
+    for limit in ("arm64 zip", "ignores rollouts", "Windows-only hotfix", "204"):
+        assert limit in spec_check, limit

@@ -25,7 +25,9 @@ async def test_page_draws_each_chart_with_its_table(client: Client) -> None:
     assert "script-src" not in resp.headers["Content-Security-Policy"]
     for chart in ("versions", "uptake", "offers", "platforms", "archs"):
         assert f'id="{chart}-title"' in html, chart
-    assert html.count('role="img"') == 5  # downloads: nothing counted, no chart
+    # downloads: nothing counted, no chart; each other chart drawn for a desktop and a phone
+    assert html.count('role="img"') == 10
+    assert html.count('<div class="chart-narrow">') == 5
     assert "Nothing counted in this period." in html
     table = re.search(r'<table id="versions-table">.*?</table>', html, re.S)
     assert table is not None

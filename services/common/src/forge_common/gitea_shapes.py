@@ -160,14 +160,20 @@ _UNITS = (
 
 
 def team(
-    app_url: str, team_id: int, name: str, description: str, permission: str, org: Account
+    app_url: str,
+    team_id: int,
+    name: str,
+    description: str,
+    permission: str,
+    org: Account,
+    includes_all_repositories: bool = False,
 ) -> JSON:
     return {
         "id": team_id,
         "name": name,
         "description": description,
         "organization": organization(app_url, org),
-        "includes_all_repositories": False,
+        "includes_all_repositories": includes_all_repositories,
         "permission": permission,
         "units": list(_UNITS),
         "units_map": dict.fromkeys(_UNITS, permission),

@@ -179,7 +179,7 @@ SCHEMAS: JSON = {
             "units_map": {"type": ["object", "null"]},
             "includes_all_repositories": {
                 **_NULL_BOOL,
-                "description": "only false: add repositories with PUT /teams/{id}/repos",
+                "description": "every repository of the organization, those made later too",
             },
         },
         ("name",),

@@ -23,11 +23,13 @@ from urllib.parse import quote
 
 import aiohttp
 import orjson
+from forge_common.units import human_size
 from yarl import URL
 
-from .progress import Progress, human_size
+from .progress import Progress
 
 CHUNK = 1024 * 1024
+PUBLISH_SCOPE = "write:repository"  # docs/accounts.md "Scopes": every step of publishing
 TIMEOUT = aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=600)
 
 
@@ -110,6 +112,13 @@ class Publisher:
         if code == "RepoNotFound":
             return PublishError(
                 f"repository {self.full_name} not found (404), or this token cannot see it"
+            )
+        if status == 403 and "required scope" in message:
+            # the server names the scope of the request it refused, `read:repository` for the
+            # first look-up; what the whole command needs is the write scope
+            return PublishError(
+                f"this token may not publish to {self.full_name} (403): publishing needs a token "
+                f"with the {PUBLISH_SCOPE} scope"
             )
         if status == 403:
             return PublishError(f"no permission to publish to {self.full_name} (403): {message}")

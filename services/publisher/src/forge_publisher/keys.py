@@ -102,10 +102,31 @@ def _failure(where: Target, status: int, raw: bytes) -> str:
     return _MESSAGES.get(status, f"HTTP {status}: {message or 'request failed'}")
 
 
+# how a Tauri key's text starts: minisign's `.pub` file, or Tauri's base64 of it
+_KEY_STARTS = ("untrusted comment:", "dW50cnVzdGVk")
+
+
+def _names_a_file(value: str) -> bool:
+    """Whether `value` is meant as a file's name rather than a key: no key has a space-free
+    text with a path separator or a key file's extension, unless it starts like a key."""
+    text = value.strip()
+    if text.startswith(_KEY_STARTS) or any(char.isspace() for char in text):
+        return False
+    return "/" in text or "\\" in text or text.endswith((".pub", ".key"))
+
+
 def _key_text(value: str) -> str:
-    """The key itself, or the contents of the file it names."""
-    path = Path(value)
-    return path.read_text() if path.is_file() else value
+    """The key itself, or the contents of the file it names; a file that is not there is said
+    to be missing (not sent to the server, which could only call the path "not base64")."""
+    path = Path(value).expanduser()
+    if path.is_file():
+        return path.read_text()
+    if _names_a_file(value):
+        raise PublishError(
+            f"the key file {value} does not exist (KEY is the .pub file "
+            "`tauri signer generate` wrote, or its text)"
+        )
+    return value
 
 
 async def _run_tauri(args: argparse.Namespace, where: Target) -> None:

@@ -9,16 +9,10 @@ from __future__ import annotations
 import time
 from typing import TextIO
 
+from forge_common.units import human_size
+
 WIDTH = 24
 REDRAW_SECONDS = 0.1
-
-
-def human_size(size: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if size < 1024 or unit == "GiB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{size:.1f} GiB"  # pragma: no cover - the loop always returns
 
 
 class Progress:

@@ -20,18 +20,14 @@ from typing import Any
 import yaml
 from forge_common.asset_match import parse_file_name
 from forge_common.asset_names import loose_key
-from forge_common.versions import parse_version
+from forge_common.versions import tag_warning
 
 CHUNK = 1024 * 1024
 
 
 def tag_warnings(tag: str) -> list[str]:
-    if parse_version(tag) is not None:
-        return []
-    return [
-        f"warning: the tag {tag} is not a semantic version (like v1.2.0): the update check and "
-        "the feeds skip it, so updaters will never offer this release"
-    ]
+    warning = tag_warning(tag)
+    return [f"warning: {warning}"] if warning is not None else []
 
 
 def _sha512_base64(path: Path) -> str:

@@ -1,6 +1,9 @@
 """Teams of an organization, their members and repositories (`/api/v1/orgs/{org}/teams`,
 `/api/v1/teams/{id}/...`). Joining a team makes the user a member of the organization, as in
-Gitea; leaving the last team does not end the membership (Gitea's neither)."""
+Gitea; leaving the last team does not end the membership (Gitea's neither). A team that
+includes all repositories (Gitea's Owners team) holds every repository of its organization, those
+made or moved there later too (core migration 0006's trigger); removing one from it is ignored,
+as Gitea ignores it."""
 
 from __future__ import annotations
 
@@ -26,9 +29,10 @@ class Team:
     name: str
     description: str
     permission: str
+    includes_all_repositories: bool = False
 
 
-_COLUMNS = "id, org_id, name, description, permission"
+_COLUMNS = "id, org_id, name, description, permission, includes_all_repositories"
 
 
 async def teams_of(db: Queryable, org_id: int) -> list[Team]:
@@ -41,7 +45,8 @@ async def teams_of(db: Queryable, org_id: int) -> list[Team]:
 async def team_with_org_name(db: Queryable, team_id: int) -> tuple[Team, str] | None:
     """The team and its organization's name, in one query."""
     row = await db.fetchrow(
-        """SELECT t.id, t.org_id, t.name, t.description, t.permission, o.name AS org_name
+        """SELECT t.id, t.org_id, t.name, t.description, t.permission,
+                  t.includes_all_repositories, o.name AS org_name
              FROM core.teams t JOIN core.accounts o ON o.id = t.org_id WHERE t.id = $1""",
         team_id,
     )
@@ -53,7 +58,14 @@ async def team_with_org_name(db: Queryable, team_id: int) -> tuple[Team, str] | 
 
 
 async def create_team(
-    conn: Conn, org: Account, actor_id: int, *, name: str, description: str, permission: str
+    conn: Conn,
+    org: Account,
+    actor_id: int,
+    *,
+    name: str,
+    description: str,
+    permission: str,
+    includes_all_repositories: bool = False,
 ) -> Team:
     if not name.strip() or len(name) > MAX_NAME or not name.isprintable():
         raise Unprocessable(f"name must be 1 to {MAX_NAME} printable characters", field="name")
@@ -62,18 +74,27 @@ async def create_team(
     try:
         async with conn.transaction():
             row = await conn.fetchrow(
-                f"""INSERT INTO core.teams (org_id, name, description, permission)
-                    VALUES ($1, $2, $3, $4) RETURNING {_COLUMNS}""",
+                f"""INSERT INTO core.teams
+                        (org_id, name, description, permission, includes_all_repositories)
+                    VALUES ($1, $2, $3, $4, $5) RETURNING {_COLUMNS}""",
                 org.id,
                 name,
                 description,
                 permission,
+                includes_all_repositories,
             )
+            assert row is not None
+            if includes_all_repositories:  # those made later: the trigger
+                await conn.execute(
+                    """INSERT INTO core.team_repos (team_id, repo_id)
+                       SELECT $1, id FROM core.repositories WHERE owner_id = $2""",
+                    row["id"],
+                    org.id,
+                )
     except asyncpg.UniqueViolationError:
         raise Unprocessable(
             f"team already exists [org_id: {org.id}, name: {name}]", field="name"
         ) from None
-    assert row is not None
     team = Team(**dict(row))
     await record(
         conn,
@@ -84,6 +105,7 @@ async def create_team(
             "team_id": team.id,
             "team": team.name,
             "permission": permission,
+            "includes_all_repositories": includes_all_repositories,
         },
         actor_id=actor_id,
         org_id=org.id,
@@ -154,7 +176,10 @@ async def is_team_member(db: Queryable, team_id: int, user_id: int) -> bool:
 
 
 async def set_team_repo(conn: Conn, team: Team, repo: Repository, *, present: bool) -> bool:
-    """Add (or remove) a repository of the team's organization; True when it changed."""
+    """Add (or remove) a repository of the team's organization; True when it changed. A team
+    that includes all repositories keeps each (Gitea ignores the removal)."""
+    if not present and team.includes_all_repositories:
+        return False
     if present:
         sql = """INSERT INTO core.team_repos (team_id, repo_id) VALUES ($1, $2)
                  ON CONFLICT DO NOTHING RETURNING true"""

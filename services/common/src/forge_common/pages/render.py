@@ -20,6 +20,7 @@ from ..errors import ApiError, PermissionDenied
 from ..health import unavailable
 from ..keys import SETTINGS
 from ..sessions import SESSION, attach_session, session_of
+from ..units import human_size
 from .markdown import render_markdown
 from .return_to import sign_in_url
 
@@ -56,6 +57,7 @@ def setup(app: web.Application, package: str) -> None:
         )
         environment.globals["app_url"] = app[SETTINGS].app_url
         environment.filters["markdown"] = render_markdown
+        environment.filters["size"] = human_size  # not filesizeformat: one unit system
     assert isinstance(environment.loader, jinja2.ChoiceLoader)
     environment.loader.loaders = [*environment.loader.loaders, loader]
 

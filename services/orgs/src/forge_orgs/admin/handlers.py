@@ -177,7 +177,13 @@ async def create_org_repo(request: web.Request) -> web.Response:
 
 def _team_json(request: web.Request, team: team_admin.Team, org: Account) -> dict[str, Any]:
     return gitea_shapes.team(
-        base_url(request), team.id, team.name, team.description, team.permission, org
+        base_url(request),
+        team.id,
+        team.name,
+        team.description,
+        team.permission,
+        org,
+        team.includes_all_repositories,
     )
 
 
@@ -222,14 +228,17 @@ async def create_team(request: web.Request) -> web.Response:
         data = await read_json_object(request)
         name = required_str(data, "name")
         description = _text(data, "description")
-        if optional_bool(data, "includes_all_repositories"):
-            raise Unprocessable(
-                "includes_all_repositories is not supported: add repositories to the team",
-                field="includes_all_repositories",
-            )
+        # Gitea's Owners team: every repository of the organization, those made later too
+        includes_all = bool(optional_bool(data, "includes_all_repositories"))
         org = await _org(conn, view)
         team = await team_admin.create_team(
-            conn, org, viewer.id, name=name, description=description, permission=_permission(data)
+            conn,
+            org,
+            viewer.id,
+            name=name,
+            description=description,
+            permission=_permission(data),
+            includes_all_repositories=includes_all,
         )
     written(request, org.id)
     return json_response(_team_json(request, team, org), status=201, headers=NO_STORE)

@@ -100,8 +100,10 @@ async def release_by_id(request: web.Request, resolved: Resolved) -> Release:
 async def _latest(request: web.Request, shape: Shape) -> web.Response:
     """Both platforms' latest: the newest release that is neither a draft nor a prerelease."""
     resolved = await resolve(request)
-    release = await queries.latest_release(
-        request.app[DB_POOL], resolved.ref.repo_id, prereleases=False
+    release = await request.app[DOWNLOAD_COUNTER].consistent(
+        partial(
+            queries.latest_release, request.app[DB_POOL], resolved.ref.repo_id, prereleases=False
+        )
     )
     if release is None:
         raise NoReleasesFound()

@@ -32,21 +32,42 @@ KEYS_TEMPLATE = "releases/console/update_keys.html"
 TAURI_TEMPLATE = "releases/console/tauri_key.html"
 
 
-def feed_urls(app_url: str, owner: str, repo: str, key: str) -> list[tuple[str, str]]:
-    """Where each updater reads its feed with this key (docs/releases.md "Update feeds")."""
+# What the spec's own check cannot do, said wherever it is offered (README, docs/releases.md
+# "Desktop updaters", this page): it keeps the spec's rules, which other feeds do not share.
+SPEC_CHECK_LIMITS = (
+    "It keeps the specification's rules: its suffix table can hand an Intel Mac the arm64 zip "
+    "(electron-builder's default names), it ignores rollouts, and after a release with no build "
+    "for a platform (a Windows-only hotfix) it answers 204 to that platform until the next one."
+)
+
+
+def feed_urls(app_url: str, owner: str, repo: str, key: str) -> list[tuple[str, str, str]]:
+    """Where each updater reads its feed with this key, and what to know about it (label, URL,
+    note; docs/releases.md "Desktop updaters"): each client is pointed at the feed that serves
+    it right, the spec's check last, with its limits."""
     api = f"{app_url}api/v2/repos/{owner}/{repo}/releases"
     return [
         (
-            "Update check (Electron's autoUpdater on macOS, update-electron-app, any client)",
-            f"{api}/update?version={{version}}&platform={{platform}}&arch={{arch}}&key={key}",
+            "Electron's autoUpdater on macOS (Squirrel.Mac, setFeedURL url)",
+            f"{app_url}{owner}/{repo}/darwin-{{arch}}/{{version}}?key={key}",
+            "{arch} is process.arch and {version} app.getVersion(): the build of exactly that "
+            "architecture (or a universal one), a staged release only once fully rolled out. "
+            "update-electron-app builds its own URL from a host and cannot carry a key: in a "
+            "private repository call autoUpdater.setFeedURL with this URL instead.",
         ),
-        ("electron-updater (generic provider url)", f"{api}/feeds/electron/?key={key}"),
-        ("Squirrel.Windows (x64)", f"{api}/feeds/squirrel/x64?key={key}"),
+        ("electron-updater (generic provider url)", f"{api}/feeds/electron/?key={key}", ""),
+        ("Squirrel.Windows (x64)", f"{api}/feeds/squirrel/x64?key={key}", ""),
         (
             "Tauri updater (endpoints)",
             f"{api}/feeds/tauri/{{{{target}}}}/{{{{arch}}}}/{{{{current_version}}}}?key={key}",
+            "",
         ),
-        ("Latest release (API)", f"{api}/latest?key={key}"),
+        (
+            "Update check (the specification's JSON, for a client of your own)",
+            f"{api}/update?version={{version}}&platform={{platform}}&arch={{arch}}&key={key}",
+            SPEC_CHECK_LIMITS,
+        ),
+        ("Latest release (API)", f"{api}/latest?key={key}", ""),
     ]
 
 

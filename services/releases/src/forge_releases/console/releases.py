@@ -17,6 +17,7 @@ from forge_common.csrf import Form, checked_form, text_field
 from forge_common.errors import ApiError
 from forge_common.keys import SETTINGS
 from forge_common.pages import page, see_other
+from forge_common.versions import tag_warning
 
 from ..keys import DOWNLOAD_COUNTER
 from ..models import Release, Resolved
@@ -115,6 +116,8 @@ def form_page(
         "errors": errors or {},
         "preview": preview,
         "notice": notice,
+        # as `forge release publish` warns: the release is saved, but no updater will offer it
+        "tag_warning": tag_warning(values["tag_name"]),
         "upload_limit": request.app[SETTINGS].max_upload_bytes,
     }
     return console_page(request, TEMPLATE, context, status=status)
@@ -160,12 +163,19 @@ async def release_of(request: web.Request) -> tuple[Resolved, Viewer, Release]:
     return resolved, viewer, release
 
 
+def _done_notice(done: str, files: str) -> str:
+    """What the edit page says after an upload (`files`: how many the console's script sent
+    at once) or a removal."""
+    if done == "uploaded":
+        count = int(files) if files.isdigit() and 0 < len(files) < 6 else 1
+        return "File uploaded." if count == 1 else f"{count} files uploaded."
+    return "File removed." if done == "deleted" else ""
+
+
 @page
 async def edit_form(request: web.Request) -> web.StreamResponse:
     resolved, _, release = await release_of(request)
-    notice = {"uploaded": "File uploaded.", "deleted": "File removed."}.get(
-        request.query.get("done", ""), ""
-    )
+    notice = _done_notice(request.query.get("done", ""), request.query.get("files", ""))
     return form_page(request, resolved, values_of(release), release=release, notice=notice)
 
 

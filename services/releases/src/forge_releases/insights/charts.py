@@ -24,7 +24,7 @@ from pygal.style import Style  # type: ignore[import-untyped]
 sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, pygal.PluginImportFixer)]
 
 # Colours with at least 3:1 contrast against white, told apart by lightness too.
-_STYLE = Style(
+_COLOURS: dict[str, Any] = dict(
     background="#ffffff",
     plot_background="#ffffff",
     foreground="#1b1f24",
@@ -43,6 +43,7 @@ _STYLE = Style(
         "#1b1f24",
     ),
 )
+_STYLE = Style(**_COLOURS)
 _OPTIONS: dict[str, Any] = {
     "style": _STYLE,
     "js": [],
@@ -54,6 +55,24 @@ _OPTIONS: dict[str, Any] = {
     "x_label_rotation": 30,
     "show_minor_x_labels": False,
     "print_values": False,
+}
+# The same chart drawn for a phone: an SVG scales with its width, so the 900-unit chart's 10-unit
+# labels would be 4 px at 390 px. This one is narrow with larger type (at least 10 px there); the
+# page shows one or the other by the viewport's width (insights.html).
+_NARROW_STYLE = Style(
+    **_COLOURS,
+    label_font_size=13,
+    major_label_font_size=13,
+    legend_font_size=13,
+    title_font_size=15,
+    no_data_font_size=15,
+)
+_NARROW: dict[str, Any] = {
+    **_OPTIONS,
+    "style": _NARROW_STYLE,
+    "width": 360,
+    "height": 460,
+    "x_label_rotation": 45,
 }
 
 
@@ -71,6 +90,7 @@ class Chart:
     title: str
     description: str
     svg: Markup
+    svg_narrow: Markup  # for viewports up to 600 px wide
     table: Table
     empty: bool = False
     notes: list[str] = field(default_factory=list)
@@ -89,9 +109,9 @@ def _svg(chart: Any, label: str) -> Markup:
     return Markup(text)  # noqa: S704 - pygal's own escaped XML, from our numbers and labels
 
 
-def _major(labels: Sequence[str]) -> list[str]:
-    """About eight x labels whatever the window's length (the table has them all)."""
-    step = max(1, len(labels) // 8)
+def _major(labels: Sequence[str], count: int) -> list[str]:
+    """About `count` x labels whatever the window's length (the table has them all)."""
+    step = max(1, len(labels) // count)
     return [label for i, label in enumerate(labels) if i % step == 0]
 
 
@@ -106,19 +126,22 @@ def series_chart(
     unit: str = "",
 ) -> Chart:
     """A chart over time (one line, area or bar per series) and its table (a row per bucket)."""
-    if kind == "stacked_area":
-        chart = pygal.StackedLine(fill=True, show_dots=False, **_OPTIONS)
-    elif kind == "line":
-        chart = pygal.Line(show_dots=False, **_OPTIONS)
-    else:
-        chart = pygal.StackedBar(**_OPTIONS)
-    chart.title = title
-    chart.x_labels = list(buckets)
-    chart.x_labels_major = _major(buckets)
-    for name, values in series:
-        chart.add(name, list(values))
-    if not series:
-        chart.add("none", [0] * len(buckets))
+
+    def drawn(options: dict[str, Any], labels: int) -> Any:
+        if kind == "stacked_area":
+            chart = pygal.StackedLine(fill=True, show_dots=False, **options)
+        elif kind == "line":
+            chart = pygal.Line(show_dots=False, **options)
+        else:
+            chart = pygal.StackedBar(**options)
+        chart.title = title
+        chart.x_labels = list(buckets)
+        chart.x_labels_major = _major(buckets, labels)
+        for name, values in series:
+            chart.add(name, list(values))
+        if not series:
+            chart.add("none", [0] * len(buckets))
+        return chart
 
     def fmt(value: float) -> str:
         return f"{value:.1f}" if unit == "%" else str(int(value))
@@ -126,21 +149,27 @@ def series_chart(
     rows = [[bucket, *(fmt(values[i]) for _, values in series)] for i, bucket in enumerate(buckets)]
     table = Table(["Day", *(name + (f" ({unit})" if unit else "") for name, _ in series)], rows)
     label = f"{title}. {description} The table after the chart has the numbers."
-    return Chart(chart_id, title, description, _svg(chart, label), table, empty=not series)
+    wide, narrow = _svg(drawn(_OPTIONS, 8), label), _svg(drawn(_NARROW, 4), label)
+    return Chart(chart_id, title, description, wide, narrow, table, empty=not series)
 
 
 def share_chart(chart_id: str, title: str, description: str, totals: dict[str, int]) -> Chart:
     """A pie of totals and its table (value, count, share)."""
-    chart = pygal.Pie(inner_radius=0.45, **{**_OPTIONS, "x_label_rotation": 0})
-    chart.title = title
+
+    def drawn(options: dict[str, Any]) -> Any:
+        chart = pygal.Pie(inner_radius=0.45, **{**options, "x_label_rotation": 0})
+        chart.title = title
+        for name, n in totals.items():
+            chart.add(name, n)
+        if not totals:
+            chart.add("none", 0)
+        return chart
+
     whole = sum(totals.values())
-    for name, n in totals.items():
-        chart.add(name, n)
-    if not totals:
-        chart.add("none", 0)
     rows: list[list[str | int]] = [
         [name, n, f"{100 * n / whole:.1f} %"] for name, n in totals.items()
     ]
     table = Table(["Value", "Checks", "Share"], rows)
     label = f"{title}. {description} The table after the chart has the numbers."
-    return Chart(chart_id, title, description, _svg(chart, label), table, empty=not totals)
+    wide, narrow = _svg(drawn(_OPTIONS), label), _svg(drawn(_NARROW), label)
+    return Chart(chart_id, title, description, wide, narrow, table, empty=not totals)

@@ -9,15 +9,17 @@ through the API's own JSON renderer (read/render.py). A page never shows more th
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
 import aiohttp_jinja2
 from aiohttp import web
+from forge_common.asset_match import facts
 from forge_common.auth import is_anonymous
 from forge_common.conditional import etag_of
 from forge_common.csrf import set_pre_session_cookie
-from forge_common.keys import SETTINGS
+from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.pages import mark_page, page, page_context, page_headers, page_response
 
 from ..access_keys.grant import names_key
@@ -27,15 +29,15 @@ from ..console.releases import edit_path
 from ..console.updaters import rollout_of
 from ..errors import NoReleasesFound
 from ..keys import DOWNLOAD_COUNTER, RELEASE_CACHE
-from ..models import Release, Resolved
-from ..read import render
-from ..read.handlers import find_release, list_page
+from ..models import Asset, Release, Resolved
+from ..read import queries, render
+from ..read.handlers import DRAFT_READERS, find_release, list_page
 from ..read.resolve import resolve
 from ..read.update import STABLE
 from ..read.update_check import repo_releases
 from ..urls import repo_url
 from .cache import PAGE_CACHE, KeptPage, PageKey
-from .offers import newest_with_build, offered, product_title
+from .offers import newest_with_build, offered, page_latest, product_title
 from .platforms import HINT_HEADERS, TARGETS, Target, visitor_target
 
 
@@ -70,35 +72,63 @@ def _offers(
     """The visitor's file (chosen by the feeds' matcher: pages/offers.py) and every other
     platform's."""
     by_id = {asset["id"]: asset for asset in rendered["assets"]}
+    picks = {candidate: offered(release, candidate) for candidate in TARGETS}
     mine = None
     others = []
-    for candidate in TARGETS:
-        asset = offered(release, candidate)
+    for candidate, asset in picks.items():
         if asset is None:
             continue
         if candidate == target:
             mine = (candidate, by_id[asset.id])
-        else:
+        elif not _x64_build_again(candidate, asset, picks):
             others.append((candidate, by_id[asset.id]))
     return mine, others
 
 
+def _x64_build_again(candidate: Target, asset: Asset, picks: dict[Target, Asset | None]) -> bool:
+    """Whether the list would name `asset` a second time, for another architecture: a name
+    that says no architecture fits any (the matcher's third choice), but electron-builder leaves
+    only x64 unnamed, so such a file is listed once, as the platform's x64 build."""
+    if candidate.arch == "x64" or facts(asset.name).arch is not None:
+        return False
+    x64 = next(t for t in TARGETS if t.platform == candidate.platform and t.arch == "x64")
+    return picks[x64] is asset
+
+
 async def _latest_id(request: web.Request, resolved: Resolved) -> int | None:
-    """The id of the release the latest API answers (the "Latest" badge), from the kept
+    """The id of the release the pages call "Latest" (pages/offers.page_latest), from the kept
     candidates."""
-    stable = (await repo_releases(request.app, resolved.ref.repo_id)).stable
-    return stable[0].id if stable else None
+    latest = page_latest((await repo_releases(request.app, resolved.ref.repo_id)).stable)
+    return latest.id if latest is not None else None
+
+
+async def _with_stored_counts(request: web.Request, release: Release) -> Release:
+    """`release` with its files' download counts as stored now. The kept candidates' counts are
+    those of when they were loaded (a download sends no notification), so a page showing them
+    beside this process's pending downloads would go 1, 2, 1 after a flush; read as the API
+    reads them (counter.consistent), then rendered with no await in between."""
+    pool = request.app[DB_POOL]
+    stored = await request.app[DOWNLOAD_COUNTER].consistent(
+        partial(queries.download_counts, pool, release.id)
+    )
+    assets = tuple(
+        replace(asset, download_count=stored.get(asset.id, asset.download_count))
+        for asset in release.assets
+    )
+    return replace(release, assets=assets)
 
 
 @page
 async def repo_page(request: web.Request) -> web.StreamResponse:
     resolved = await resolve(request)
     candidates = await repo_releases(request.app, resolved.ref.repo_id)
-    latest = candidates.stable[0] if candidates.stable else None  # the latest API's answer
+    latest = page_latest(candidates.stable)
     repo = _repo(request, resolved)
     context: dict[str, Any] = {"repo": repo, "og_url": repo["url"], "latest": None, "offer": None}
     context["og_description"] = repo["description"] or f"{repo['full_name']} on Forge"
+    context["console"] = console_links(request, resolved)
     if latest is not None:
+        latest = await _with_stored_counts(request, latest)
         rendered = _release(request, resolved, latest)
         context["latest"] = rendered
         context["offer"] = _offers(latest, rendered, visitor_target(request.headers))[0]
@@ -110,8 +140,17 @@ async def repo_page(request: web.Request) -> web.StreamResponse:
 @page
 async def releases_page(request: web.Request) -> web.StreamResponse:
     resolved = await resolve(request)
-    listing = await list_page(request, resolved, prereleases_default=True)
+    latest_id = await _latest_id(request, resolved)
+    # drafts for whoever may edit them (the API lists them to administrators only: list rule 4)
+    listing = await list_page(
+        request,
+        resolved,
+        prereleases_default=True,
+        drafts_default=True,
+        draft_listers=DRAFT_READERS,
+    )
     repo = _repo(request, resolved)
+    console = console_links(request, resolved)
     last = max(1, -(-listing.total // listing.page.limit))
 
     def link(number: int) -> str:
@@ -120,14 +159,15 @@ async def releases_page(request: web.Request) -> web.StreamResponse:
             query["limit"] = str(listing.page.limit)
         if not listing.prereleases:
             query["prereleases"] = "false"
-        if listing.drafts:
-            query["drafts"] = "true"
+        if "drafts" in request.query:
+            query["drafts"] = request.query["drafts"]
         return str(request.rel_url.with_query(query))
 
     context = {
         "repo": repo,
-        "latest_id": await _latest_id(request, resolved),
-        "releases": [_release(request, resolved, r) for r in listing.releases],
+        "latest_id": latest_id,
+        # rendered with no await after the listing: its counts and the pending ones agree
+        "releases": [_editable(request, resolved, r, console) for r in listing.releases],
         "page": listing.page.page,
         "last": last,
         "total": listing.total,
@@ -135,7 +175,7 @@ async def releases_page(request: web.Request) -> web.StreamResponse:
         "next_url": link(listing.page.page + 1) if listing.page.page < last else None,
         "og_url": f"{repo['url']}/releases",
         "og_description": f"Releases of {repo['full_name']}",
-        "console": console_links(request, resolved),
+        "console": console,
     }
     return page_response(
         request,
@@ -145,9 +185,19 @@ async def releases_page(request: web.Request) -> web.StreamResponse:
     )
 
 
+def _editable(
+    request: web.Request, resolved: Resolved, release: Release, console: dict[str, bool]
+) -> dict[str, Any]:
+    """A release of the list, with the console's edit link for a visitor who may use it."""
+    rendered = _release(request, resolved, release)
+    rendered["edit_url"] = edit_path(resolved, release.tag) if console["publish"] else None
+    return rendered
+
+
 @page
 async def release_page(request: web.Request) -> web.StreamResponse:
     resolved = await resolve(request)
+    latest_id = await _latest_id(request, resolved)
     release = await find_release(request, resolved, request.match_info["tag"], by_id=False)
     rendered = _release(request, resolved, release)
     # the digest recorded at upload, so a visitor can check the file they downloaded
@@ -156,7 +206,7 @@ async def release_page(request: web.Request) -> web.StreamResponse:
     context = {
         "repo": _repo(request, resolved),
         "release": rendered,
-        "latest_id": await _latest_id(request, resolved),
+        "latest_id": latest_id,
         "og_url": rendered["html_url"],
         "og_description": (release.note[:200] or release.title or release.tag),
         "console": console_links(request, resolved),
@@ -219,7 +269,7 @@ async def _download_page(request: web.Request) -> web.StreamResponse:
         "release": rendered,
         "channel": channel,
         "stable": channel == STABLE,
-        "latest_id": candidates.stable[0].id if candidates.stable else None,
+        "latest_id": latest.id if (latest := page_latest(candidates.stable)) else None,
         # a newer prerelease than the stable release offered: only then is there one to link
         "has_prerelease": any(r.prerelease for r in candidates.everything),
         "target": target,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from forge_common.asset_match import best
+from forge_common.versions import parse_version
 
 from ..models import Asset, Release
 from .platforms import Target
@@ -28,15 +29,33 @@ def offered(release: Release, target: Target) -> Asset | None:
     return best(release.assets, target.platform, target.arch, _KINDS[target.platform])
 
 
+def by_version(releases: Sequence[Release]) -> list[Release]:
+    """The releases an updater can be offered, highest version first, as the update check and
+    the feeds compare them (equal versions: list order): a tag that is not a semantic version
+    (a nightly `latest-build`) is compared by no updater, so no page offers it as the latest."""
+    versioned = [(v, r) for r in releases if (v := parse_version(r.tag)) is not None]
+    versioned.sort(key=lambda item: item[0], reverse=True)  # stable: list order among equals
+    return [release for _, release in versioned]
+
+
+def page_latest(releases: Sequence[Release]) -> Release | None:
+    """The release the pages call "Latest": the one an updater on any older version is offered
+    (the highest version), never a tag no updater can compare. The latest API keeps the spec's
+    rule (the newest in list order): docs/pages.md "Latest on the pages"."""
+    ordered = by_version(releases)
+    return ordered[0] if ordered else None
+
+
 def newest_with_build(releases: Sequence[Release], target: Target | None) -> Release | None:
-    """The newest release holding a build for the visitor (as the update check would offer):
+    """The highest version holding a build for the visitor (as the update check would offer):
     a newer release with no such build, such as a tag holding only a yml, does not hide it.
-    Without a known platform, the newest release."""
+    Without a known platform, the highest version."""
+    ordered = by_version(releases)
     if target is not None:
-        for release in releases:
+        for release in ordered:
             if offered(release, target) is not None:
                 return release
-    return releases[0] if releases else None
+    return ordered[0] if ordered else None
 
 
 _TITLE_TAIL = " -_:,"

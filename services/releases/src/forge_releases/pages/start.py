@@ -3,9 +3,10 @@ repositories with their latest release, a sign-in link, and for a signed-in visi
 repositories they belong to.
 
 Served by the releases service, the owner of the latest releases it shows. A repository's latest
-release is what `GET .../releases/latest` answers (the update check's cached candidates); the
-visitor's own repositories are those the access resolver gives them read access to, never
-more. The public part is the same for every visitor.
+release is the one the pages call latest (pages/offers.page_latest: the highest version among the
+update check's cached candidates, what an updater is offered, never a tag no updater can
+compare); the visitor's own repositories are those the access resolver gives them read access
+to, never more. The public part is the same for every visitor.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from forge_common.pages import page, page_response
 
 from ..read.update_check import repo_releases
 from ..urls import repo_url, segment
+from .offers import page_latest
 
 LIMIT = 50  # of each list: the start page is a door, not a directory
 
@@ -62,7 +64,7 @@ async def _with_latest(request: web.Request, rows: list[dict[str, Any]]) -> list
     app_url = request.app[SETTINGS].app_url
     for row in rows:
         candidates = await repo_releases(request.app, row["id"])
-        latest = candidates.stable[0] if candidates.stable else None
+        latest = page_latest(candidates.stable)
         row["url"] = repo_url(app_url, row["owner"], row["name"])
         row["latest"] = latest.tag if latest else None
         row["latest_url"] = (

@@ -98,29 +98,37 @@ async def list_page(
     resolved: Resolved,
     *,
     prereleases_default: bool = False,
+    drafts_default: bool = False,
+    draft_listers: Access = DRAFT_LISTERS,
     query: Mapping[str, str] | None = None,
 ) -> Listing:
     """The list API's query, shared with the releases page (which shows prereleases unless
-    told `prereleases=false`) and the compat APIs (which pass their parameters translated to
-    ours in `query`)."""
+    told `prereleases=false`, and drafts to whoever may edit them unless told `drafts=false`)
+    and the compat APIs (which pass their parameters translated to ours in `query`)."""
     query = request.query if query is None else query
     page = page_of(query)
     prereleases = flag(query, "prereleases") if "prereleases" in query else prereleases_default
-    drafts = flag(query, "drafts") and resolved.access >= DRAFT_LISTERS
+    wanted = flag(query, "drafts") if "drafts" in query else drafts_default
+    drafts = wanted and resolved.access >= draft_listers
     pool = request.app[DB_POOL]
     repo_id = resolved.ref.repo_id
-    total = await queries.count_releases(pool, repo_id, prereleases=prereleases, drafts=drafts)
-    releases = []
-    if page.reachable and page.offset < total:
-        releases = await queries.list_releases(
-            pool,
-            repo_id,
-            prereleases=prereleases,
-            drafts=drafts,
-            limit=page.limit,
-            offset=page.offset,
-        )
-    return Listing(page, prereleases, drafts, total, releases)
+
+    async def read() -> Listing:
+        total = await queries.count_releases(pool, repo_id, prereleases=prereleases, drafts=drafts)
+        releases = []
+        if page.reachable and page.offset < total:
+            releases = await queries.list_releases(
+                pool,
+                repo_id,
+                prereleases=prereleases,
+                drafts=drafts,
+                limit=page.limit,
+                offset=page.offset,
+            )
+        return Listing(page, prereleases, drafts, total, releases)
+
+    # download counts are shown with this process's pending ones: render with no await after
+    return await request.app[DOWNLOAD_COUNTER].consistent(read)
 
 
 async def list_releases(request: web.Request) -> web.Response:
@@ -210,10 +218,13 @@ async def find_release(
         raise ReleaseNotFound()
     release_id = positive_int64(value) if by_id else None  # get rule 1: else a tag
     pool = request.app[DB_POOL]
-    if release_id is not None:
-        release = await queries.release_by_id(pool, resolved.ref.repo_id, release_id)
-    else:
-        release = await queries.release_by_tag(pool, resolved.ref.repo_id, value)
+
+    async def read() -> Release | None:
+        if release_id is not None:
+            return await queries.release_by_id(pool, resolved.ref.repo_id, release_id)
+        return await queries.release_by_tag(pool, resolved.ref.repo_id, value)
+
+    release = await request.app[DOWNLOAD_COUNTER].consistent(read)
     if release is None or (release.draft and resolved.access < DRAFT_READERS):
         raise ReleaseNotFound()
     return release
@@ -232,8 +243,13 @@ async def latest_release(request: web.Request) -> web.Response:
     """GET .../releases/latest: the first release of the channel in list order (latest rules)."""
     resolved = await resolve(request)
     channel = request.query.get("channel") or STABLE
-    release = await queries.latest_release(
-        request.app[DB_POOL], resolved.ref.repo_id, prereleases=channel != STABLE
+    release = await request.app[DOWNLOAD_COUNTER].consistent(
+        partial(
+            queries.latest_release,
+            request.app[DB_POOL],
+            resolved.ref.repo_id,
+            prereleases=channel != STABLE,
+        )
     )
     if release is None:
         raise NoReleasesFound()

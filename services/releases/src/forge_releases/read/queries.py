@@ -95,6 +95,14 @@ async def latest_release(db: Queryable, repo_id: int, *, prereleases: bool) -> R
     return (await _with_assets(db, [row]))[0] if row else None
 
 
+async def download_counts(db: Queryable, release_id: int) -> dict[int, int]:
+    """The stored download count of each file of a release, by asset id."""
+    rows = await db.fetch(
+        "SELECT id, download_count FROM releases.assets WHERE release_id = $1", release_id
+    )
+    return {row["id"]: row["download_count"] for row in rows}
+
+
 async def candidates(db: Queryable, repo_id: int) -> tuple[list[Release], list[Release]]:
     """Update-check candidates (docs/releases.md update rule 3): the first 50 published releases,
     and the first 50 that are also not prereleases (channel `stable`), fetched together."""

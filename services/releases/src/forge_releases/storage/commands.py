@@ -11,6 +11,7 @@ from typing import Any
 
 from forge_common.config import ConfigError, Settings
 from forge_common.db import create_pool
+from forge_common.units import human_size
 
 from . import StorageUnavailable, open_storage, storage_at
 from .migrate import migrate
@@ -62,7 +63,7 @@ async def _migrate(settings: Settings, to: str) -> int:
     finally:
         await source.close()
         await target.close()
-    size = f"{report.copied_bytes / 2**20:.1f} MiB"
+    size = human_size(report.copied_bytes)
     print(
         f"forge: {report.copied} blob(s) copied ({size}), {report.skipped} already at "
         f"{target.url}, {len(report.failed)} not matching their SHA-256"

@@ -17,6 +17,10 @@
   var stored = 0;
   var editPage = form.action.replace(/\/assets$/, "") + "?done=uploaded";
 
+  function uploadedPage() {
+    return stored > 1 ? editPage + "&files=" + stored : editPage;
+  }
+
   function finished(ok) {
     running -= 1;
     if (ok) {
@@ -28,14 +32,14 @@
       return;
     }
     if (failed === 0) {
-      window.location.assign(editPage);
+      window.location.assign(uploadedPage());
     } else if (stored > 0 && !document.getElementById("uploads-done")) {
       // some files are in: the table above shows them after a reload, which would also clear
       // the errors below, so it is the publisher's choice
       var item = document.createElement("li");
       var link = document.createElement("a");
       link.id = "uploads-done";
-      link.href = editPage;
+      link.href = uploadedPage();
       link.textContent = "Show the uploaded files";
       item.appendChild(link);
       list.appendChild(item);
