@@ -17,7 +17,8 @@ from .compat import writes as compat_writes
 from .console.routes import console_routes
 from .downloads import archives
 from .downloads import handlers as downloads
-from .feeds import handlers as feeds
+from .feeds.registry import FEEDS
+from .feeds.serving import fast_key
 from .insights import handlers as insights
 from .insights import page as insights_page
 from .openapi import handler as openapi
@@ -46,24 +47,6 @@ KEYS = "/api/v2/repos/{owner}/{repo}/update_keys"
 TAURI_KEY = "/api/v2/repos/{owner}/{repo}/tauri_key"
 
 
-FEEDS = (
-    (f"{API}/feeds/squirrel/{{arch}}/RELEASES", feeds.squirrel_windows, feeds.squirrel_key),
-    (f"{API}/feeds/electron/{{file}}", feeds.electron_yml, feeds.yml_key),
-    (f"{API}/feeds/tauri/latest.json", feeds.tauri_static, feeds.tauri_json_key),
-    (
-        f"{API}/feeds/tauri/{{target}}/{{arch}}/{{current_version}}",
-        feeds.tauri_dynamic,
-        feeds.tauri_key,
-    ),
-    ("/{owner}/{repo}/darwin-{arch}/{version}", feeds.squirrel_mac, feeds.mac_key),
-    (
-        "/{owner}/{repo}/win32-{arch}/{version}/RELEASES",
-        feeds.electronjs_windows,
-        feeds.electronjs_windows_key,
-    ),
-)
-
-
 def add_routes(app: web.Application) -> None:
     # the update check first: the router tries routes in order, and it is the hot path; its kept
     # answers, and the list's kept pages, are also given before routing (forge_common.fast_path)
@@ -90,9 +73,9 @@ def add_routes(app: web.Application) -> None:
     )
     # update feeds (feeds/): literal prefixes keep them off the download routes above; each one's
     # kept answers are given before routing too, as the update check's (docs/decisions.md)
-    for path, handler, key_of in FEEDS:
-        route = app.router.add_get(path, handler)
-        add_fast_path(app, route, feeds.fast_key(key_of), kept)
+    for feed in FEEDS:  # feeds/registry.py
+        route = app.router.add_get(feed.path, feed.handler)
+        add_fast_path(app, route, fast_key(feed), kept)
     app.router.add_routes(
         [
             # write side (publish/handlers.py)

@@ -39,7 +39,7 @@ def build() -> dict[str, Any]:
                 **read_paths(BASE),
                 **DOWNLOAD_PATHS,
                 **KEY_PATHS,
-                **feed_paths(BASE),
+                **feed_paths(),
                 **INSIGHTS_PATHS,
             },
             publish_paths(BASE),

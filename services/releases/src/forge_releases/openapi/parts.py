@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forge_common.openapi import error, json_content, path_param, ref
+from forge_common.openapi import error, json_content, path_param, query_param, ref
 
 BASE = "/api/v2/repos/{owner}/{repo}/releases"
 TIME = {"type": "string", "format": "date-time", "pattern": r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$"}
@@ -107,3 +107,9 @@ def document_path(url: str, op_id: str, request_errors: dict[str, Any]) -> dict[
             }
         }
     }
+
+
+# shared by the update feeds' operations (feeds/: each feed's record holds its own)
+FEED_ARCH = path_param("arch", description="x64, arm64, ia32 (also aarch64, x86_64, amd64, x86)")
+FEED_CHANNEL = query_param("channel", {"type": "string"}, "stable (default), beta, alpha…")
+ETAG = {"ETag": {"schema": {"type": "string"}}}
