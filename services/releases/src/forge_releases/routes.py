@@ -28,7 +28,8 @@ from .pages import start
 from .publish import handlers as publish
 from .read import handlers as read
 from .read.update_check import kept_response, update_check, update_check_key
-from .tauri_keys import handlers as tauri_key
+from .signing_keys.handlers import routes_of
+from .signing_keys.kinds import KINDS
 
 API = "/api/v2/repos/{owner}/{repo}/releases"
 # Pages (docs/pages.md) live at `/{owner}/{repo}...`: an owner is never a top-level route's name.
@@ -44,7 +45,6 @@ PAGE_PATHS = (
     f"{PAGE}/insights",
 )
 KEYS = "/api/v2/repos/{owner}/{repo}/update_keys"
-TAURI_KEY = "/api/v2/repos/{owner}/{repo}/tauri_key"
 
 
 def add_routes(app: web.Application) -> None:
@@ -92,10 +92,8 @@ def add_routes(app: web.Application) -> None:
             web.post(KEYS, update_keys.create_key),
             web.get(KEYS, update_keys.list_keys),
             web.delete(f"{KEYS}/{{key_id}}", update_keys.revoke_key),
-            # the repository's Tauri public key (tauri_keys/handlers.py)
-            web.get(TAURI_KEY, tauri_key.get_key),
-            web.put(TAURI_KEY, tauri_key.set_key),
-            web.delete(TAURI_KEY, tauri_key.delete_key),
+            # the repository's signing keys, one path per kind (signing_keys/kinds.py)
+            *(route for kind in KINDS for route in routes_of(kind)),
             # insights for admins and publishers (insights/handlers.py)
             web.get(INSIGHTS, insights.insights),
         ]

@@ -1,6 +1,6 @@
 """Keys in the OpenAPI document: the update keys' admin routes (access_keys/handlers.py) and the
 `key` query parameter of the reads an updater makes (docs/access.md "Update keys"); the
-repository's Tauri public key (tauri_keys/handlers.py, docs/releases.md "Tauri public key")."""
+repository's Tauri public key (signing_keys/, docs/releases.md "Tauri public key")."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Any
 
 from forge_common.openapi import error, json_content, path_param, query_param
 
+from ..signing_keys.kinds import TAURI
 from .parts import POSITIVE_ID, TIME, operation
 
 KEYS = "/api/v2/repos/{owner}/{repo}/update_keys"
-TAURI_KEY = "/api/v2/repos/{owner}/{repo}/tauri_key"
 KEY_PARAM = query_param(
     "key",
     {"type": "string", "maxLength": 200},
@@ -134,7 +134,7 @@ _TAURI_KEY = {
 _TAURI_KEY_ANSWER = json_content("The repository's Tauri public key", _TAURI_KEY, headers=_NO_STORE)
 _NO_TAURI_KEY = error("RepoNotFound, or TauriKeyNotFound: none is set")
 
-KEY_PATHS[TAURI_KEY] = {
+KEY_PATHS[TAURI.path] = {
     "get": operation(
         "getTauriKey",
         "The repository's Tauri public key (anyone who can read the repository)",
