@@ -22,7 +22,6 @@ from .feeds.serving import fast_key
 from .insights import handlers as insights
 from .insights import page as insights_page
 from .openapi import handler as openapi
-from .openapi.insights_paths import INSIGHTS
 from .pages import handlers as pages
 from .pages import start
 from .publish import handlers as publish
@@ -45,6 +44,7 @@ PAGE_PATHS = (
     f"{PAGE}/insights",
 )
 KEYS = "/api/v2/repos/{owner}/{repo}/update_keys"
+INSIGHTS = "/api/v2/repos/{owner}/{repo}/insights"
 
 
 def add_routes(app: web.Application) -> None:
