@@ -2,7 +2,7 @@
 feed, the version the client runs, the version offered, platform, architecture, channel and file.
 
 The hot path counts the key its answer is kept under (the raw query string of the update check,
-`feed ...` for a feed: read/update_check.py, feeds/handlers.py) with the answer's body; these
+`feed ...` for a feed: read/update_check.py, feeds/feed.py) with the answer's body; these
 pure functions turn such a key into dimensions once per flush, not once per request. Every value
 is normalised to a short, bounded vocabulary: a value outside it is stored as `other`, so no
 free text a client sends (an identifier in a channel name, say) ever reaches the database.
