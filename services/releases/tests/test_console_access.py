@@ -57,7 +57,7 @@ async def _written(db: Any) -> tuple[Any, ...]:
     return (
         await db.fetchval("SELECT count(*) FROM releases.releases"),
         await db.fetchval("SELECT count(*) FROM releases.update_keys"),
-        await db.fetchval("SELECT count(*) FROM releases.tauri_keys"),
+        await db.fetchval("SELECT count(*) FROM releases.signing_keys"),
         await db.fetchval(
             "SELECT array_agg((private, public_landing, public_releases) ORDER BY id) "
             "FROM core.repositories"

@@ -107,7 +107,7 @@ async def test_the_tauri_key_is_set_checked_on_console_uploads_and_removed(
     assert status == 303
     reply = await browser.submit(page_path, {"action": "remove"}, page=page)
     assert reply.status == 303
-    assert await db.fetchval("SELECT count(*) FROM releases.tauri_keys") == 0
+    assert await db.fetchval("SELECT count(*) FROM releases.signing_keys") == 0
 
 
 async def test_repository_settings_change_who_may_read(admin: Any, db: Any) -> None:

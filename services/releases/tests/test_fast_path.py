@@ -14,8 +14,10 @@ from typing import Any
 from aiohttp import web
 from forge_common import fast_path
 from forge_common.fast_path import FAST_PATHS, Answerer, Keyer
+from forge_releases.feeds.registry import FEEDS
 from yarl import URL
 
+from .feed_support import release_for_every_feed, target
 from .support import auth, one_repo, rel
 
 CHECK = "/api/v2/repos/owner/app/releases/update?version=1.0.0&platform=darwin&arch=arm64"
@@ -115,30 +117,14 @@ async def test_kept_list_page_is_the_routed_page(make_client: Any, load: Any) ->
     assert (signed_in.status, await signed_in.read()) == (200, await fast.read())
 
 
-FEED_ASSETS = [
-    "App-1.1.0-arm64-mac.zip",
-    "App-x64-1.1.0-full.nupkg",
-    "App_aarch64.app.tar.gz",
-    "App_aarch64.app.tar.gz.sig",
-]
-FEEDS = "/api/v2/repos/owner/app/releases/feeds"
-# every feed route (routes.py FEEDS), each with a request the fast path can answer once kept
-FEED_PATHS = [
-    "/owner/app/darwin-arm64/1.0.0",
-    "/owner/app/win32-x64/1.0.0/RELEASES",
-    f"{FEEDS}/squirrel/x64/RELEASES?channel=stable",
-    f"{FEEDS}/electron/latest-mac.yml",
-    f"{FEEDS}/tauri/darwin/aarch64/1.0.0",
-    f"{FEEDS}/tauri/latest.json",
-]
+# every feed route (feeds/registry.py), each with a request the fast path can answer once kept
+FEED_PATHS = [target(feed) for feed in FEEDS]
 
 
 async def test_every_feed_takes_the_update_checks_lane(make_client: Any, load: Any) -> None:
     """docs/decisions.md "The update feeds": a feed's kept answer is given before routing, the
     same status, body and headers as routed, with the request contract's id and headers."""
-    release = rel("v1.1.0", 1)
-    release["assets"] = [{"name": name, "content": f"{name} bytes"} for name in FEED_ASSETS]
-    await load(one_repo([release]))
+    await load(one_repo([release_for_every_feed()]))
     client = await make_client(wait_cache=True)
     offered: list[bool] = []
     for path in client.app[FAST_PATHS]:

@@ -68,6 +68,8 @@ async def test_two_replicas_never_count_a_line_twice(
     assert await total(db) == 50
 
 
+# the update check's queries and the feeds' as their clients send them; every registered feed's
+# route is walked by test_feed_registry.py
 FEEDS = [
     CHECK,
     "/api/v2/repos/owner/app/releases/update?version=1.1.0&platform=darwin&arch=arm64&x=%20y",

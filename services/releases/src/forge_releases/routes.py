@@ -17,17 +17,18 @@ from .compat import writes as compat_writes
 from .console.routes import console_routes
 from .downloads import archives
 from .downloads import handlers as downloads
-from .feeds import handlers as feeds
+from .feeds.registry import FEEDS
+from .feeds.serving import fast_key
 from .insights import handlers as insights
 from .insights import page as insights_page
 from .openapi import handler as openapi
-from .openapi.insights_paths import INSIGHTS
 from .pages import handlers as pages
 from .pages import start
 from .publish import handlers as publish
 from .read import handlers as read
 from .read.update_check import kept_response, update_check, update_check_key
-from .tauri_keys import handlers as tauri_key
+from .signing_keys.handlers import routes_of
+from .signing_keys.kinds import KINDS
 
 API = "/api/v2/repos/{owner}/{repo}/releases"
 # Pages (docs/pages.md) live at `/{owner}/{repo}...`: an owner is never a top-level route's name.
@@ -43,25 +44,7 @@ PAGE_PATHS = (
     f"{PAGE}/insights",
 )
 KEYS = "/api/v2/repos/{owner}/{repo}/update_keys"
-TAURI_KEY = "/api/v2/repos/{owner}/{repo}/tauri_key"
-
-
-FEEDS = (
-    (f"{API}/feeds/squirrel/{{arch}}/RELEASES", feeds.squirrel_windows, feeds.squirrel_key),
-    (f"{API}/feeds/electron/{{file}}", feeds.electron_yml, feeds.yml_key),
-    (f"{API}/feeds/tauri/latest.json", feeds.tauri_static, feeds.tauri_json_key),
-    (
-        f"{API}/feeds/tauri/{{target}}/{{arch}}/{{current_version}}",
-        feeds.tauri_dynamic,
-        feeds.tauri_key,
-    ),
-    ("/{owner}/{repo}/darwin-{arch}/{version}", feeds.squirrel_mac, feeds.mac_key),
-    (
-        "/{owner}/{repo}/win32-{arch}/{version}/RELEASES",
-        feeds.electronjs_windows,
-        feeds.electronjs_windows_key,
-    ),
-)
+INSIGHTS = "/api/v2/repos/{owner}/{repo}/insights"
 
 
 def add_routes(app: web.Application) -> None:
@@ -90,9 +73,9 @@ def add_routes(app: web.Application) -> None:
     )
     # update feeds (feeds/): literal prefixes keep them off the download routes above; each one's
     # kept answers are given before routing too, as the update check's (docs/decisions.md)
-    for path, handler, key_of in FEEDS:
-        route = app.router.add_get(path, handler)
-        add_fast_path(app, route, feeds.fast_key(key_of), kept)
+    for feed in FEEDS:  # feeds/registry.py
+        route = app.router.add_get(feed.path, feed.handler)
+        add_fast_path(app, route, fast_key(feed), kept)
     app.router.add_routes(
         [
             # write side (publish/handlers.py)
@@ -109,10 +92,8 @@ def add_routes(app: web.Application) -> None:
             web.post(KEYS, update_keys.create_key),
             web.get(KEYS, update_keys.list_keys),
             web.delete(f"{KEYS}/{{key_id}}", update_keys.revoke_key),
-            # the repository's Tauri public key (tauri_keys/handlers.py)
-            web.get(TAURI_KEY, tauri_key.get_key),
-            web.put(TAURI_KEY, tauri_key.set_key),
-            web.delete(TAURI_KEY, tauri_key.delete_key),
+            # the repository's signing keys, one path per kind (signing_keys/kinds.py)
+            *(route for kind in KINDS for route in routes_of(kind)),
             # insights for admins and publishers (insights/handlers.py)
             web.get(INSIGHTS, insights.insights),
         ]

@@ -1,6 +1,6 @@
 """Repository admins' key pages: `/{owner}/{repo}/settings/update-keys` (create, list, revoke)
 and `/{owner}/{repo}/settings/tauri-key` (set, remove), through the queries and checks of the
-update-key and Tauri-key APIs (access_keys/, tauri_keys/).
+update-key and signing-key APIs (access_keys/, signing_keys/).
 
 A new update key is shown once, on the answer to the post that made it (`Cache-Control:
 no-store`, never in a URL or a redirect), with the feed URLs each updater needs, ready to paste.
@@ -20,10 +20,10 @@ from forge_common.pages import page, see_other
 
 from ..access_keys import queries as key_queries
 from ..access_keys.handlers import key_name, new_key
-from ..errors import InvalidField, TauriKeyNotFound, UpdateKeyNotFound
+from ..errors import InvalidField, UpdateKeyNotFound
 from ..models import Resolved
-from ..tauri_keys import queries as tauri_queries
-from ..tauri_keys.minisign import NotMinisign, parse_public_key
+from ..signing_keys import queries as signing_keys
+from ..signing_keys.kinds import TAURI
 from .access import console_repo
 from .forms import console_page
 from .releases import repo_context
@@ -138,13 +138,12 @@ async def _tauri_page(
     value: str = "",
     status: int = 200,
 ) -> web.Response:
-    row = await tauri_queries.key_of(request.app[DB_POOL], resolved.ref.repo_id)
+    pool = request.app[DB_POOL]
+    row = await signing_keys.key_of(pool, resolved.ref.repo_id, TAURI.name)
     current = None
     if row is not None:
-        parsed = parse_public_key(row["public_key"])
         current = {
-            "key_id": parsed.id_hex,
-            "public_key": parsed.tauri_form,
+            **TAURI.parse(row["public_key"]).shown,
             "updated_at": row["updated_at"],
             "updated_by": row["updated_by"],
         }
@@ -170,17 +169,17 @@ async def set_tauri_key(request: web.Request) -> web.StreamResponse:
     pool = request.app[DB_POOL]
     ref = resolved.ref
     if text_field(form, "action") == "remove":
-        if not await tauri_queries.delete_key(pool, ref.repo_id):
-            raise TauriKeyNotFound()
+        if not await signing_keys.delete_key(pool, ref.repo_id, TAURI.name):
+            raise TAURI.not_found()
         return see_other(f"/{ref.owner}/{ref.name}/settings/tauri-key")
     text = text_field(form, "public_key").strip()
     try:
         try:
-            key = parse_public_key(text)
-        except NotMinisign as exc:
+            key = TAURI.parse(text)
+        except ValueError as exc:
             raise InvalidField("public_key", str(exc)) from None
     except ApiError as error:
         errors = {"public_key": error.message}
         return await _tauri_page(request, resolved, errors=errors, value=text, status=error.status)
-    await tauri_queries.set_key(pool, ref.repo_id, key.line, viewer.id)
+    await signing_keys.set_key(pool, ref.repo_id, TAURI.name, key.stored, viewer.id)
     return see_other(f"/{ref.owner}/{ref.name}/settings/tauri-key")

@@ -3,6 +3,7 @@ and which updaters are offered it now (so which stop seeing it when it goes back
 
 from __future__ import annotations
 
+from ..feeds.registry import UPDATERS
 from ..models import Release
 
 
@@ -11,26 +12,14 @@ def rollout_of(release: Release) -> int:
     return release.rollout if release.rollout is not None else 100
 
 
-# (updater, what in the file names makes a feed offer the release to it); the feeds' own
-# matching (feeds/) decides the details, this only names who reads the release.
-_UPDATERS = (
-    ("Squirrel.Windows (Electron's autoUpdater on Windows, electron-winstaller)", ("-full.nupkg",)),
-    ("Squirrel.Mac (Electron's autoUpdater on macOS)", (".zip",)),
-    ("electron-updater (Windows installers)", (".exe",)),
-    ("electron-updater (macOS)", (".zip", ".dmg")),
-    ("electron-updater (Linux AppImage)", (".AppImage",)),
-    ("Tauri's updater (signed bundles)", (".sig",)),
-)
-
-
 def updaters_offered(release: Release) -> list[str]:
     """The updaters whose feeds can offer this release, from its files; the update check and
     the download page always show a published release."""
     names = [asset.name for asset in release.assets]
     found = [
-        label
-        for label, endings in _UPDATERS
-        if any(name.endswith(ending) for name in names for ending in endings)
+        updater.label
+        for updater in UPDATERS  # each feed's own (feeds/registry.py)
+        if any(name.endswith(ending) for name in names for ending in updater.endings)
     ]
     return [
         *found,

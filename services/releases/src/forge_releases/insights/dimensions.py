@@ -2,7 +2,7 @@
 feed, the version the client runs, the version offered, platform, architecture, channel and file.
 
 The hot path counts the key its answer is kept under (the raw query string of the update check,
-`feed ...` for a feed: read/update_check.py, feeds/handlers.py) with the answer's body; these
+`feed ...` for a feed: read/update_check.py, feeds/feed.py) with the answer's body; these
 pure functions turn such a key into dimensions once per flush, not once per request. Every value
 is normalised to a short, bounded vocabulary: a value outside it is stored as `other`, so no
 free text a client sends (an identifier in a channel name, say) ever reaches the database.
@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode
 
 import orjson
-from forge_common.asset_match import canonical_arch, facts, parse_file_name
+from forge_common.asset_match import canonical_arch, facts
 from forge_common.versions import parse_version
 
+from ..feeds.registry import NAMES, feed_of
 from ..read.update import STABLE
 
 OTHER = "other"
@@ -26,15 +27,8 @@ _PLATFORMS = {"darwin": "darwin", "macos": "darwin", "windows": "windows", "win3
 _PLATFORMS["linux"] = "linux"
 _CHANNEL = re.compile(r"[a-z0-9][a-z0-9._-]{0,31}")
 _MAX_VERSION = 64
-FEEDS = (
-    "update",  # GET .../releases/update, the spec's check
-    "squirrel-mac",  # update.electronjs.org's /{owner}/{repo}/darwin-{arch}/{version}
-    "electronjs-windows",  # update.electronjs.org's /{owner}/{repo}/win32-{arch}/{version}/RELEASES
-    "squirrel-windows",
-    "electron-updater",
-    "tauri",
-    "download",
-)
+# the `feed` dimension's values: the spec's check, every feed's (feeds/registry.py), downloads
+FEEDS = ("update", *NAMES, "download")
 DIMENSIONS = ("running", "offered", "platform", "arch", "channel", "feed", "file")
 
 
@@ -109,7 +103,7 @@ def short_key(query: str) -> str:
 def of_check(key: str, body: bytes, defaults: Defaults) -> Dims:
     """The dimensions of one answer kept under `key` with `body`."""
     if key.startswith("feed "):
-        return _of_feed(key[len("feed ") :].split(" "), body)
+        return _of_feed(key, body)
     # the check reads the first value of each parameter, as aiohttp's `request.query.get` does
     query: dict[str, str] = {}
     for name, value in parse_qsl(key, keep_blank_values=True):
@@ -125,54 +119,27 @@ def of_check(key: str, body: bytes, defaults: Defaults) -> Dims:
     )
 
 
-def _of_feed(parts: list[str], body: bytes) -> Dims:
-    kind, rest = parts[0], parts[1:]
-    if kind == "mac" and len(rest) == 2:
-        return Dims(
-            "check",
-            "squirrel-mac",
-            running=version(rest[1]),
-            offered=_offered(body, "name"),
-            platform="darwin",
-            arch=arch(rest[0]),
-            channel=STABLE,
-        )
-    if kind == "win" and len(rest) == 1:
-        # the answer is one RELEASES list for every version: kept once, so the version the
-        # client runs is not in the key (docs/insights.md "What is not known")
-        return Dims("check", "electronjs-windows", platform="windows", arch=arch(rest[0]))
-    if kind == "squirrel" and len(rest) == 2:
-        return Dims(
-            "check",
-            "squirrel-windows",
-            platform="windows",
-            arch=arch(rest[0]),
-            channel=channel(rest[1]),
-        )
-    if kind == "yml" and len(rest) == 1:
-        wanted = parse_file_name(rest[0])
-        return Dims(
-            "check",
-            "electron-updater",
-            offered=_offered(body, "version"),
-            platform=wanted.platform if wanted else "",
-            arch=arch(wanted.arch) if wanted else "",
-            channel=channel(wanted.channel) if wanted else "",
-        )
-    if kind == "tauri" and len(rest) == 4:
-        target, raw_arch, running, wanted_channel = rest
-        return Dims(
-            "check",
-            "tauri",
-            running=version(running),
-            offered=_offered(body, "version"),
-            platform=platform(target),
-            arch=arch(raw_arch),
-            channel=channel(wanted_channel),
-        )
-    if kind == "tauri-json" and len(rest) == 1:
-        return Dims("check", "tauri", offered=_offered(body, "version"), channel=channel(rest[0]))
-    return Dims("check", OTHER)
+# how each dimension a feed's key says is normalised
+_NORMALISED = {"running": version, "platform": platform, "arch": arch, "channel": channel}
+
+
+def _of_feed(key: str, body: bytes) -> Dims:
+    """The dimensions of a feed's answer: what its record says the key's parts are (feed.py
+    `Counted`), each normalised; what the key does not say stays ''."""
+    found = feed_of(key)
+    if found is None:
+        return Dims("check", OTHER)
+    feed, parts = found
+    said = dict(feed.counted.fixed)
+    for name, value in parts.items():
+        fills = feed.counted.parts[name]
+        if isinstance(fills, str):
+            said[fills] = value
+        else:
+            said.update(fills(value))
+    dims = {dim: _NORMALISED[dim](value) for dim, value in said.items()}
+    offered = _offered(body, feed.counted.offered) if feed.counted.offered else ""
+    return Dims("check", feed.name, offered=offered, **dims)
 
 
 def of_download(name: str) -> Dims:

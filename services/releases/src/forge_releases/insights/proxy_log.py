@@ -26,7 +26,7 @@ import asyncpg
 from aiohttp import web
 from forge_common.keys import DB_POOL, SETTINGS
 
-from ..feeds.handlers import remade_body
+from ..feeds.registry import FEEDS, remade_body
 from ..read.resolve import lookup
 from ..read.update import STABLE, UpdateQuery
 from ..read.update_check import prepare_answer, repo_releases
@@ -39,14 +39,20 @@ log = logging.getLogger(__name__)
 
 READ_AT_MOST = 16 * 1024 * 1024  # bytes per round: a backlog is read over several rounds
 COUNTED = frozenset({"200", "204", "304"})
-_API = re.compile(r"^/api/v2/repos/([^/]+)/([^/]+)/releases/(update|feeds/.+)$")
-_ELECTRONJS = re.compile(r"^/([^/]+)/([^/]+)/(darwin|win32)-([^/]+)/([^/]+?)(/RELEASES)?$")
-_FEED = {
-    "squirrel": re.compile(r"^feeds/squirrel/([^/]+)/RELEASES$"),
-    "yml": re.compile(r"^feeds/electron/([^/]+)$"),
-    "tauri": re.compile(r"^feeds/tauri/([^/]+)/([^/]+)/([^/]+)$"),
-    "tauri-json": re.compile(r"^feeds/tauri/latest\.json$"),
-}
+_CHECK = re.compile(r"^/api/v2/repos/([^/]+)/([^/]+)/releases/update$")
+_VARIABLE = re.compile(r"\{(\w+)\}")
+
+
+def _pattern(route: str) -> re.Pattern[str]:
+    """A feed's route as a pattern of the raw path: each variable part one segment."""
+    pieces = _VARIABLE.split(route)  # literals at even, names at odd indexes
+    return re.compile(
+        "".join(f"(?P<{p}>[^/]+)" if i % 2 else re.escape(p) for i, p in enumerate(pieces))
+    )
+
+
+# every feed's route (feeds/registry.py), tried in the router's order
+_FEEDS = tuple((_pattern(feed.path), feed) for feed in FEEDS)
 
 
 def _first(query: str, name: str) -> str:
@@ -56,30 +62,25 @@ def _first(query: str, name: str) -> str:
     return ""
 
 
+def _first_values(query: str) -> dict[str, str]:
+    """The first value of each parameter, as aiohttp's `request.query.get` reads it."""
+    values: dict[str, str] = {}
+    for key, value in parse_qsl(query, keep_blank_values=True):
+        values.setdefault(key, value)
+    return values
+
+
 def key_of(uri: str) -> tuple[str, str, str] | None:
     """(owner, repo, the key the service keeps this request's answer under), as the handlers
-    build it (read/update_check.py, feeds/handlers.py); None for what is not counted."""
+    build it (read/update_check.py, feeds/feed.py); None for what is not counted."""
     path, _, query = uri.partition("?")
-    if (found := _API.match(path)) is not None:
-        owner, repo, rest = (unquote(part) for part in found.groups())
-        if rest == "update":
-            return owner, repo, query
-        channel = _first(query, "channel") or STABLE
-        if (m := _FEED["squirrel"].match(rest)) is not None:
-            return owner, repo, f"feed squirrel {m[1]} {channel}"
-        if (m := _FEED["yml"].match(rest)) is not None:
-            return owner, repo, f"feed yml {m[1]}"
-        if _FEED["tauri-json"].match(rest) is not None:
-            return owner, repo, f"feed tauri-json {channel}"
-        if (m := _FEED["tauri"].match(rest)) is not None:
-            return owner, repo, f"feed tauri {m[1]} {m[2]} {m[3]} {channel}"
-        return None
-    if (found := _ELECTRONJS.match(path)) is not None:
-        owner, repo, os_name, arch, version, releases = (unquote(p or "") for p in found.groups())
-        if os_name == "darwin" and not releases:
-            return owner, repo, f"feed mac {arch} {version}"
-        if os_name == "win32" and releases:
-            return owner, repo, f"feed win {arch}"
+    if (found := _CHECK.match(path)) is not None:
+        owner, repo = (unquote(part) for part in found.groups())
+        return owner, repo, query
+    for pattern, feed in _FEEDS:
+        if (matched := pattern.fullmatch(path)) is not None:
+            match = {name: unquote(value) for name, value in matched.groupdict().items()}
+            return match["owner"], match["repo"], feed.key_of(match, _first_values(query))
     return None
 
 

@@ -24,8 +24,8 @@ from ..errors import AssetNameTaken, AssetNotFound, ReleaseNotFound, RepoArchive
 from ..keys import RELEASE_CACHE, STORAGE
 from ..models import Asset, Release, RepoRef
 from ..read.queries import release_by_id
+from ..signing_keys import check as tauri_check
 from ..storage import Blob, BlobWriter
-from ..tauri_keys import check as tauri_check
 from . import events, queries
 from .input import edit_release
 from .queries import NewAsset, ReleaseFields, RepoFacts

@@ -45,7 +45,7 @@ def kept_response(
 ) -> web.Response | None:
     """The answer kept under `key` for the repository of `match` (`owner`, `repo`), for an
     anonymous caller of a repository anyone may read, with no await; None: take the full path.
-    What the update check and the feeds (feeds/handlers.py) give before routing."""
+    What the update check and the feeds (feeds/serving.py) give before routing."""
     cache = app[RELEASE_CACHE]
     entry = cache.readable_by_anyone(request, match["owner"], match["repo"])
     if entry is None:

@@ -16,6 +16,7 @@ from ..feeds.signatures import companion, signature_text, storage_outage_as_503
 from ..keys import STORAGE
 from ..models import Asset
 from . import queries
+from .kinds import TAURI
 from .minisign import NotMinisign, parse_public_key, parse_signature, verify
 
 _SIG = ".sig"
@@ -47,7 +48,7 @@ async def check_pair(
     pair = _pair(others, new)
     if pair is None:
         return
-    row = await queries.key_of(conn, repo_id)
+    row = await queries.key_of(conn, repo_id, TAURI.name)
     if row is None:
         return
     signed, sig = pair

@@ -1,0 +1,93 @@
+"""One record per update feed (`Feed`): every fact the service keeps about a feed, in one place,
+so adding a feed is one module and one entry in registry.py. The route table (routes.py), the
+lane before routing (`serving.fast_key`), insights (the dimensions of a kept answer's key, the
+nginx log reader's URI → key, the body remade for counting behind nginx), the console's list of
+updaters and the OpenAPI document all read the registry; tests/test_feed_registry.py walks every
+entry from a request target to its key, dimensions and remade body.
+
+A feed's answer is kept under `feed <kind> <parts...>` (a space never occurs in the raw query
+strings the update check keys by): `key` is that template after `feed `, filled from the route's
+variable parts, then the `?channel=` (stable when absent) for a feed that has channels.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from ..models import Asset, Release
+from ..read.cache import Answer, RepoReleases
+from ..read.update import STABLE
+
+RELEASES_API = "/api/v2/repos/{owner}/{repo}/releases"  # routes.py API
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+# a part of the key -> the raw values of the dimensions it says (one part may say several)
+Expand = Callable[[str], Mapping[str, str]]
+# (the releases, the key's parts by name) -> the answer kept under that key, made again, with
+# URLs that do not matter; raising InvalidVersion or NoReleasesFound where the route does
+Remake = Callable[[RepoReleases, Mapping[str, str]], Answer | str]
+Link = Callable[[Release, Asset], str]
+
+
+@dataclass(frozen=True, slots=True)
+class Counted:
+    """How a kept answer's key becomes insights' dimensions (insights/dimensions.py normalises
+    each value): the dimension each named part of the key fills (`running`, `platform`, `arch`,
+    `channel`), or a function saying several; the values every answer of the feed has; the JSON
+    field of the body naming the version offered ('' when the body names none)."""
+
+    parts: Mapping[str, str | Expand]
+    fixed: Mapping[str, str] = field(default_factory=dict)
+    offered: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Updater:
+    """An updater the console names as offered a release, and the file-name endings that make
+    this feed offer the release to it (the feed's own matching decides the details)."""
+
+    label: str
+    endings: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Feed:
+    name: str  # the `feed` dimension insights stores (two routes of one updater may share it)
+    path: str  # the route
+    handler: Handler
+    key: str  # the kept answer's key after `feed `: `<kind> {variable} ...`
+    counted: Counted
+    operation: Mapping[str, Any]  # the route's GET in the OpenAPI document
+    channel: bool = False  # the key ends with the `?channel=`
+    remade: Remake | None = None  # None: its body cannot be made from the releases alone
+    updaters: tuple[Updater, ...] = ()
+    _template: str = field(init=False, repr=False)
+    _names: tuple[str, ...] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_template", f"feed {self.key}")
+        names = tuple(name for _, name, _, _ in string.Formatter().parse(self.key) if name)
+        object.__setattr__(self, "_names", (*names, "channel") if self.channel else names)
+
+    @property
+    def kind(self) -> str:
+        """The key's first word, which names the feed a key belongs to."""
+        return self.key.split(" ", 1)[0]
+
+    def key_of(self, match: Mapping[str, str], query: Mapping[str, str]) -> str:
+        """The key of the answer to the request with these variable parts and query."""
+        made = self._template.format_map(match)
+        if not self.channel:
+            return made
+        return f"{made} {query.get('channel') or STABLE}"
+
+    def parts_of(self, key: str) -> dict[str, str] | None:
+        """The named parts of one of this feed's keys; None if it has not as many."""
+        words = key.split(" ")[2:]
+        if len(words) != len(self._names):
+            return None
+        return dict(zip(self._names, words, strict=True))
