@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from aiohttp.test_utils import TestClient, TestServer
+from forge_common.event_signature import sign
 from forge_common.keys import SETTINGS
-from forge_common.relay import sign
 from forge_gateway.app import create_app
 from forge_gateway.events import queries
 from forge_gateway.events.ingest import parse_batch
