@@ -22,7 +22,7 @@ from forge_common.keys import NOTIFICATIONS
 from forge_common.notifications import APPLICATION_NAME
 from forge_common.outbox import NOTIFY_CHANNEL, Event, emit
 from forge_common.relay import CLAIM, RELAY_TRANSACTION, OutboxRelay, RelayOptions
-from forge_gateway.app import create_app
+from forge_gateway.service import create_app
 from forge_testing.plans import explained_as_prepared, rows_read
 from forge_testing.waiting import eventually
 
