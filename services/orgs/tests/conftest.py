@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from forge_common.service import WorldIds
-from forge_orgs.app import create_app
+from forge_orgs.service import create_app
 from forge_testing.plugin import SharedWorld, WorldDatabases
 
 from .openapi_check import Api

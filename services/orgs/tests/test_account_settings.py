@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 import pytest
-from forge_orgs.app import create_app
+from forge_orgs.service import create_app
 from forge_testing.browser import Browser
 
 ORIGIN = "http://forge.test"

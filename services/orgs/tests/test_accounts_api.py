@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from forge_common import sign_in_throttle
 from forge_common.passwords import hash_password_sync
-from forge_orgs.app import create_app
+from forge_orgs.service import create_app
 
 from .accounts_support import basic
 from .conftest import TOKENS, world

@@ -4,10 +4,9 @@ under `keys.OPTIONS`; without options (and under `forge serve`) the defaults app
 from __future__ import annotations
 
 from forge_common.app import create_app as create_common_app
-from forge_orgs.app import create_app
 from forge_orgs.keys import OPTIONS
 from forge_orgs.options import Options
-from forge_orgs.service import SERVICE
+from forge_orgs.service import SERVICE, create_app
 
 
 def test_create_app_keeps_the_options_it_is_given(settings):

@@ -5,7 +5,7 @@ test's answers are checked against it too, by the `Api` client)."""
 from __future__ import annotations
 
 import jsonschema
-from forge_orgs.app import create_app
+from forge_orgs.service import create_app
 
 from .accounts_support import basic, give_password
 

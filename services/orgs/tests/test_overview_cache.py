@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 from forge_common.keys import NOTIFICATIONS
-from forge_orgs.app import create_app
 from forge_orgs.options import Options
 from forge_orgs.overview.prepared import OVERVIEW_CACHE
+from forge_orgs.service import create_app
 from forge_testing.waiting import eventually
 
 from .conftest import TOKENS, VIEWERS

@@ -17,7 +17,7 @@ from .conftest import LOGINS, TOKENS
 
 @pytest.fixture
 async def server(aiohttp_client: Any, settings: Any, ids: Any) -> Any:
-    from forge_orgs.app import create_app
+    from forge_orgs.service import create_app
 
     return await aiohttp_client(create_app(settings))
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from forge_common.keys import DB_POOL, NOTIFICATIONS
-from forge_orgs.app import create_app
 from forge_orgs.options import Options
+from forge_orgs.service import create_app
 
 from .conftest import TOKENS
 from .openapi_check import Api

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from forge_common import passwords, sign_in_throttle
-from forge_orgs.app import create_app
+from forge_orgs.service import create_app
 from forge_testing.browser import Browser, csrf_of
 
 ORIGIN = "http://forge.test"

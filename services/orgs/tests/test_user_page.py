@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from forge_common.sessions import start_session
-from forge_orgs.app import create_app
+from forge_orgs.service import create_app
 
 VIEWERS = {
     "anonymous": None,

@@ -11,12 +11,12 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from aiohttp.test_utils import TestClient, TestServer
+from forge_common.event_signature import sign
 from forge_common.keys import SETTINGS
-from forge_common.relay import sign
-from forge_gateway.app import create_app
 from forge_gateway.events import queries
 from forge_gateway.events.ingest import parse_batch
 from forge_gateway.options import BreakerOptions
+from forge_gateway.service import create_app
 from forge_testing.waiting import eventually
 
 ROOT = {"Authorization": "token root-token"}

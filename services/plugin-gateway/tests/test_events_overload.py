@@ -13,8 +13,8 @@ from typing import Any
 import asyncpg
 from aiohttp.test_utils import TestClient, TestServer
 from forge_common.keys import DB_POOL, SETTINGS
-from forge_gateway.app import create_app
 from forge_gateway.keys import DELIVERY_WORKER
+from forge_gateway.service import create_app
 from plugin.v1 import plugin_pb2
 
 from .events_support import envelope, lenient, post_events, until_deliveries

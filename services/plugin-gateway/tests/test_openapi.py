@@ -15,11 +15,11 @@ from typing import Any
 import jsonschema
 import orjson
 from forge_common.config import Settings
+from forge_common.event_signature import sign
 from forge_common.keys import SETTINGS
-from forge_common.relay import sign
-from forge_gateway.app import create_app
 from forge_gateway.keys import DELIVERY_WORKER
 from forge_gateway.openapi import DOCUMENT_PATH, PROXIED_METHODS
+from forge_gateway.service import create_app
 
 ROOT = {"Authorization": "token root-token"}
 ALICE = {"Authorization": "token alice-token"}

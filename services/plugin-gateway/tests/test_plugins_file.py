@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 from forge_common.config import ConfigError, Settings
-from forge_gateway.app import create_app
 from forge_gateway.plugins.config import PluginsFileError, Timeouts, load_plugins_file
+from forge_gateway.service import create_app
 
 
 def write(tmp_path: Path, content: Any, name: str = "plugins.json") -> Path:

@@ -17,18 +17,12 @@ import asyncpg
 from aiohttp.test_utils import TestServer
 from forge_common.config import Settings
 from forge_common.db import create_pool
+from forge_common.event_signature import sign, signature_problem
 from forge_common.keys import NOTIFICATIONS
 from forge_common.notifications import APPLICATION_NAME
 from forge_common.outbox import NOTIFY_CHANNEL, Event, emit
-from forge_common.relay import (
-    CLAIM,
-    RELAY_TRANSACTION,
-    OutboxRelay,
-    RelayOptions,
-    sign,
-    signature_problem,
-)
-from forge_gateway.app import create_app
+from forge_common.relay import CLAIM, RELAY_TRANSACTION, OutboxRelay, RelayOptions
+from forge_gateway.service import create_app
 from forge_testing.plans import explained_as_prepared, rows_read
 from forge_testing.waiting import eventually
 

@@ -12,8 +12,8 @@ from aiohttp.test_utils import TestClient
 from forge_common.config import Settings
 from forge_common.keys import NOTIFICATIONS
 from forge_common.notifications import NotificationOptions
-from forge_releases.app import create_app
 from forge_releases.options import Options
+from forge_releases.service import create_app
 from forge_testing.s3 import S3Server, running_s3
 from forge_testing.server import ForgeTestServer
 

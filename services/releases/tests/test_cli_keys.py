@@ -11,7 +11,7 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestServer
 from forge_common.config import Settings
-from forge_releases.app import create_app
+from forge_releases.service import create_app
 
 from .minisign_support import Signer
 from .publish_support import forge_release

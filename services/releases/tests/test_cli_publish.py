@@ -26,7 +26,7 @@ from forge_common.cli import build_parser
 from forge_common.config import Settings
 from forge_common.embedded_pg import free_port
 from forge_common.service import installed_services
-from forge_releases.app import create_app
+from forge_releases.service import create_app
 
 from .publish_support import TOKENS, api, forge_release, outbox, publish_world
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import aiohttp
 import pytest
-from forge_releases.app import create_app
 from forge_releases.keys import DOWNLOAD_COUNTER
+from forge_releases.service import create_app
 from forge_releases.storage import deterministic_bytes
 
 from .support import one_repo, rel

@@ -14,12 +14,12 @@ import pytest
 from aiohttp.test_utils import TestClient
 from forge_common.config import Settings
 from forge_common.keys import DB_POOL, NOTIFICATIONS
-from forge_releases.app import create_app
 from forge_releases.insights import queries
 from forge_releases.insights.counter import InsightsCounter
 from forge_releases.insights.dimensions import Defaults
 from forge_releases.keys import INSIGHTS
 from forge_releases.options import Options
+from forge_releases.service import create_app
 from forge_testing.server import ForgeTestServer
 from forge_testing.waiting import eventually
 

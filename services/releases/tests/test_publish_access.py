@@ -16,7 +16,7 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestClient
 from forge_common.config import Settings
-from forge_releases.app import create_app
+from forge_releases.service import create_app
 
 from .publish_support import api, auth, outbox, publish_world
 

@@ -21,8 +21,8 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestClient
 from forge_common.config import Settings
-from forge_releases.app import create_app
 from forge_releases.options import Options
+from forge_releases.service import create_app
 from forge_testing.waiting import eventually
 
 from .publish_support import api, auth, outbox, publish_world, stored_files

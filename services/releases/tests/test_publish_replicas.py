@@ -10,8 +10,8 @@ from typing import Any
 from aiohttp.test_utils import TestClient
 from forge_common.config import Settings
 from forge_common.keys import NOTIFICATIONS
-from forge_releases.app import create_app
 from forge_releases.keys import RELEASE_CACHE
+from forge_releases.service import create_app
 from forge_testing.waiting import eventually
 
 from .publish_support import api, auth, publish_world

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient
 from forge_common.config import Settings
-from forge_releases.app import create_app
+from forge_releases.service import create_app
 
 from .minisign_support import Signer
 from .publish_support import api, auth, publish_world, stored_files

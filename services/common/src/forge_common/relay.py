@@ -13,18 +13,13 @@ application's shared `Notifications` (one LISTEN connection per process), so an 
 once. Polling stays as the fallback: while delivery is not proven (connection refused, dropped, a
 proxy that does not pass notifications) the relay still finds every row on its next poll.
 
-Signature: `X-Forge-Timestamp: <unix seconds>` and `X-Forge-Signature: sha256=<hex>`, an
-HMAC-SHA256 with EVENTS_SECRET over `<timestamp>.` followed by the body. The gateway refuses a
-timestamp more than MAX_SKEW_SECONDS away from its clock, so a captured request cannot be replayed
-later.
+Each request is signed (forge_common.event_signature).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import hmac
 import logging
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
@@ -40,6 +35,7 @@ from prometheus_client.registry import Collector
 
 from .backoff import Backoff
 from .config import Settings
+from .event_signature import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign
 from .keys import DB_POOL, NOTIFICATIONS, SETTINGS
 from .metrics import METRICS, counter, gauge
 from .notifications import NotificationOptions, Notifications
@@ -50,37 +46,6 @@ from .render import dumps
 log = logging.getLogger(__name__)
 
 EVENTS_PATH = "internal/v1/events"
-TIMESTAMP_HEADER = "X-Forge-Timestamp"
-SIGNATURE_HEADER = "X-Forge-Signature"
-MAX_SKEW_SECONDS = 300
-
-
-def sign(secret: str, timestamp: int, body: bytes) -> str:
-    """The signature header value for `body` sent at `timestamp`."""
-    digest = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256)
-    return "sha256=" + digest.hexdigest()
-
-
-def signature_problem(
-    secret: str,
-    timestamp: str | None,
-    signature: str | None,
-    body: bytes,
-    *,
-    now: float,
-    max_skew: int = MAX_SKEW_SECONDS,
-) -> str | None:
-    """Why a signed request must be refused, or None when it is genuine and fresh."""
-    if not timestamp or not signature:
-        return "missing signature headers"
-    if not (timestamp.isascii() and timestamp.isdigit()) or len(timestamp) > 12:
-        return "malformed timestamp"
-    if abs(now - int(timestamp)) > max_skew:
-        return "stale timestamp"
-    expected = sign(secret, int(timestamp), body)
-    if not hmac.compare_digest(expected.encode(), signature.strip().encode()):
-        return "bad signature"
-    return None
 
 
 def envelope(row: Mapping[str, Any]) -> dict[str, Any]:

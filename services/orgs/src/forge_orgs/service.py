@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 from forge_common import pages
+from forge_common.app import ServiceApp
 from forge_common.config import Settings
 from forge_common.metrics import METRICS
 from forge_common.service import Service, bind_options
@@ -36,3 +37,6 @@ SERVICE = Service(
     validate_world=world.validate,
     load_world=world.load,
 )
+
+# this service alone in an application: tests, benchmarks (forge_common.app.ServiceApp)
+create_app = ServiceApp(SERVICE, setup, Options)

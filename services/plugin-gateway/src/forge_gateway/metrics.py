@@ -5,57 +5,36 @@ event's commit to the plugin's OnEvent answer."""
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from aiohttp import web
 from forge_common.keys import DB_POOL
 from forge_common.metrics import METRICS, counter, gauge
-from prometheus_client import Histogram
 from prometheus_client.core import Metric
 from prometheus_client.registry import Collector
 
+from .events.counts import DeliveryCounts
 from .plugins.breaker import BreakerState
 from .plugins.state import PluginState
 
 if TYPE_CHECKING:
-    from .events.delivery import DeliveryWorker
-    from .events.queries import Claimed
     from .plugins.manager import PluginManager
 
-# From a plugin answering at once to one that was down for minutes.
-LAG_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800)
 
+class Delivering(Protocol):
+    """What the collector reads of the delivery worker (events/delivery.py) at scrape time."""
 
-class DeliveryCounts:
-    """Counted by the worker as outcomes are handed to the recorder (one call per attempt)."""
+    @property
+    def in_flight(self) -> Counter[str]: ...
 
-    def __init__(self) -> None:
-        self.outcomes: Counter[tuple[str, str]] = Counter()  # (plugin, outcome)
-        self.lag = Histogram(
-            "forge_delivery_lag_seconds",
-            "From the event's commit (its occurred_at) to the plugin's OnEvent answer, "
-            "for deliveries that succeeded",
-            ["plugin"],
-            buckets=LAG_BUCKETS,
-            registry=None,  # exposed by GatewayCollector, in the application's registry
-        )
-        self._lag_of: dict[str, Histogram] = {}  # each plugin's child: `labels` once, not per call
-
-    def finished(self, delivery: Claimed, outcome: str) -> None:
-        self.outcomes[delivery.plugin, outcome] += 1
-        if outcome == "delivered":
-            lag = time.time() - delivery.occurred_at.timestamp()
-            child = self._lag_of.get(delivery.plugin)
-            if child is None:
-                child = self._lag_of[delivery.plugin] = self.lag.labels(delivery.plugin)
-            child.observe(max(lag, 0.0))
+    @property
+    def counts(self) -> DeliveryCounts: ...
 
 
 class GatewayCollector(Collector):
-    def __init__(self, manager: PluginManager, worker: DeliveryWorker) -> None:
+    def __init__(self, manager: PluginManager, worker: Delivering) -> None:
         self._manager = manager
         self._worker = worker
 
@@ -111,9 +90,7 @@ async def _deliveries(app: web.Application) -> list[Metric]:
     return [family]
 
 
-def add_gateway_metrics(
-    app: web.Application, manager: PluginManager, worker: DeliveryWorker
-) -> None:
+def add_gateway_metrics(app: web.Application, manager: PluginManager, worker: Delivering) -> None:
     metrics = app[METRICS]
     metrics.add_collector(GatewayCollector(manager, worker))
     metrics.add_query("deliveries", lambda: _deliveries(app))

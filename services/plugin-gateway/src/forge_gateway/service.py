@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from aiohttp import web
+from forge_common.app import ServiceApp
 from forge_common.config import Settings
 from forge_common.service import Service, bind_options
 
@@ -38,3 +39,6 @@ SERVICE = Service(
     setup=bind_options(setup, Options()),
     add_commands=add_commands,
 )
+
+# this service alone in an application: tests, benchmarks (forge_common.app.ServiceApp)
+create_app = ServiceApp(SERVICE, setup, Options)

@@ -7,6 +7,7 @@ from typing import Any
 
 from aiohttp import web
 from forge_common import pages
+from forge_common.app import ServiceApp
 from forge_common.config import Settings
 from forge_common.service import Service, bind_options
 
@@ -65,3 +66,6 @@ SERVICE = Service(
     # replicas check each other's signed download URLs (docs/access.md "Update keys")
     secrets=("EVENTS_SECRET", "URL_SIGNING_SECRET"),
 )
+
+# this service alone in an application: tests, benchmarks (forge_common.app.ServiceApp)
+create_app = ServiceApp(SERVICE, setup, Options)

@@ -21,7 +21,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import random
 import socket
 import time
 import uuid
@@ -29,75 +28,22 @@ from collections import Counter, deque
 from collections.abc import Callable, Sequence
 
 import asyncpg
-import grpc
-from forge_common.backoff import Backoff
 from forge_common.notifications import Notifications, Subscription
 from forge_common.outage import DATABASE, Dependency, is_database_down, round_failed
-from plugin.v1 import plugin_pb2
 
-from ..metrics import DeliveryCounts
 from ..options import DeliveryOptions
-from ..plugins.client import PluginDeadline, PluginFailed, PluginUnavailable, RpcNotSupported
 from ..plugins.manager import PluginManager
 from ..plugins.plugin import ManagedPlugin
 from ..plugins.state import PluginState
 from . import queries
-from .models import IncomingEvent, to_plugin_event
-from .queries import Claimed, Outcome
+from .attempts import attempt
+from .counts import DeliveryCounts, Throughput
+from .models import Claimed, IncomingEvent, Leases, Outcome, Stored
+from .outcomes import OutcomeRecorder
 
 log = logging.getLogger(__name__)
 
-# A plugin that answers these will answer the same next time: retrying cannot help.
-PERMANENT_CODES = frozenset(
-    {
-        grpc.StatusCode.UNIMPLEMENTED,
-        grpc.StatusCode.INVALID_ARGUMENT,
-        grpc.StatusCode.PERMISSION_DENIED,
-        grpc.StatusCode.UNAUTHENTICATED,
-        grpc.StatusCode.FAILED_PRECONDITION,
-        grpc.StatusCode.OUT_OF_RANGE,
-        grpc.StatusCode.NOT_FOUND,
-        grpc.StatusCode.ALREADY_EXISTS,
-    }
-)
-
-
 INTERRUPTED = "interrupted: the gateway stopped during the call"
-
-
-class _Throughput:
-    """Calls finished per plugin over the last second or so: how many to claim ahead; and the
-    most it finished in any second of the last minute: what it can take when work arrives after
-    a quiet spell."""
-
-    def __init__(self) -> None:
-        self._done: Counter[str] = Counter()
-        self._last: Counter[str] = Counter()
-        self._since = time.monotonic()
-        self._seconds: deque[tuple[float, Counter[str]]] = deque()
-
-    def add(self, plugin: str) -> None:
-        self._done[plugin] += 1
-
-    def _roll(self) -> None:
-        now = time.monotonic()
-        if now - self._since >= 1.0:
-            elapsed = now - self._since
-            self._last = Counter({k: int(v / elapsed) for k, v in self._done.items()})
-            self._seconds.append((now, self._last))
-            while self._seconds and self._seconds[0][0] < now - 60:
-                self._seconds.popleft()
-            self._done.clear()
-            self._since = now
-
-    def per_second(self, plugin: str) -> float:
-        self._roll()
-        return float(max(self._last[plugin], self._done[plugin]))
-
-    def peak(self, plugin: str) -> float:
-        self._roll()
-        seen = [counts[plugin] for _, counts in self._seconds]
-        return float(max([self._done[plugin], *seen]))
 
 
 class DeliveryWorker:
@@ -113,7 +59,7 @@ class DeliveryWorker:
         self._queues: dict[str, deque[Claimed]] = {}
         self._calling: dict[asyncio.Task[None], Claimed] = {}
         self._claiming: asyncio.Task[None] | None = None  # the claim under way (one at a time)
-        self._throughput = _Throughput()
+        self._throughput = Throughput()
         self._reserved: Counter[str] = Counter()  # leases of ingests under way, per plugin
         # Per plugin: may due deliveries wait in the table? Unknown (so yes) until a claim finds
         # fewer than it asked for; yes again once an ingest stores some without a lease.
@@ -125,10 +71,6 @@ class DeliveryWorker:
         self._runner: asyncio.Task[None] | None = None
         self._heart: asyncio.Task[None] | None = None
         self._recorder: asyncio.Task[None] | None = None
-        self._outcomes: list[tuple[Outcome, asyncio.Future[bool]]] = []
-        self._recording = 0  # outcomes in the statement running now
-        self._outcome_ready = asyncio.Event()
-        self._outcome_full = asyncio.Event()  # `outcome_batch` reached: record without waiting
         self.pool: asyncpg.Pool
         self._notifications: Notifications | None = None
         self._subscription: Subscription | None = None
@@ -136,10 +78,17 @@ class DeliveryWorker:
             plugin.on_ready.append(self.wake)
         self.database = Dependency(DATABASE)  # the app's (lifecycle.py): an outage logged once
         self.counts = DeliveryCounts()  # read at scrape time (forge_gateway/metrics.py)
+        self.outcomes = OutcomeRecorder(
+            options,
+            self.owner,
+            failed=self._failed,
+            succeeded=self.database.succeeded,
+            recorded=self._wake.set,
+        )
 
     async def start(self, pool: asyncpg.Pool, notifications: Notifications | None = None) -> None:
         """Start claiming from `pool`; with `notifications`, NOTIFY wakes the worker too."""
-        self.pool = pool
+        self.pool = self.outcomes.pool = pool
         if notifications is not None and self._subscription is None:
             self._notifications = notifications
             self._subscription = await notifications.subscribe(
@@ -148,7 +97,7 @@ class DeliveryWorker:
                 # Back to listening: deliveries stored meanwhile were not announced; claim now.
                 on_state=lambda listening: self.wake() if listening else None,
             )
-        self._recorder = asyncio.create_task(self._record(), name="delivery-outcomes")
+        self._recorder = asyncio.create_task(self.outcomes.run(), name="delivery-outcomes")
         self._heart = asyncio.create_task(self._heartbeat(), name="delivery-heartbeat")
         self._runner = asyncio.create_task(self._run(), name="delivery-worker")
 
@@ -171,8 +120,7 @@ class DeliveryWorker:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        while self._outcomes and await self._flush():  # outcomes of the calls that finished
-            pass
+        await self.outcomes.drain()  # outcomes of the calls that finished
         if interrupted:
             outcomes = [Outcome(d, "retry", INTERRUPTED, 0.0) for d in interrupted]
             with contextlib.suppress(Exception):
@@ -246,14 +194,14 @@ class DeliveryWorker:
         pool: asyncpg.Pool,
         events: Sequence[IncomingEvent],
         targets: Callable[[str], Sequence[str]],
-    ) -> queries.Stored:
+    ) -> Stored:
         """Store an ingest's events (queries.store_events), leasing to this worker the fresh
         deliveries it can start soon, so they need no claim (docs/events.md "Leased at
         ingest"); what it leases is queued here, as a claim's would be."""
         quota = self._ingest_quota(len(events))
         self._reserved.update(quota)
         try:
-            leases = queries.Leases(self.owner, self.options.lease_seconds, quota)
+            leases = Leases(self.owner, self.options.lease_seconds, quota)
             stored = await queries.store_events(pool, events, targets, leases)
         finally:
             self._reserved.subtract(quota)
@@ -337,7 +285,7 @@ class DeliveryWorker:
         while `outcome_batch` or more wait, no call starts and nothing is claimed: calls could go
         on faster than a slow database records them, and every outcome waiting makes the next
         statement longer, until one outlasts its timeout (docs/events.md "Under overload")."""
-        return len(self._outcomes) + self._recording
+        return self.outcomes.waiting()
 
     def cap(self, plugin: ManagedPlugin) -> int:
         """OnEvent calls in flight at once to `plugin`: its PLUGINS_FILE `max_in_flight`, else
@@ -394,66 +342,15 @@ class DeliveryWorker:
                 await self._failed(error, "delivery worker: renewing leases failed")
 
     async def _attempt(self, plugin: ManagedPlugin, delivery: Claimed) -> None:
-        manifest = plugin.manifest
-        if manifest is not None and not manifest.subscribes(delivery.type):
-            # Stored while the manifest was unknown; the plugin does not want this type.
-            await self._finish(delivery, "skipped", None)
-            return
-        message = to_plugin_event(
-            delivery.type,
-            delivery.payload,
-            delivery.occurred_at,
-            delivery.repo_id,
-            delivery.org_id,
-            delivery.payload_struct,
-        )
-        metadata = (
-            ("x-event-id", str(delivery.event_id)),
-            ("x-delivery-id", str(delivery.id)),
-            ("x-attempt", str(delivery.attempt)),
-        )
-        try:
-            reply = await plugin.call(
-                "OnEvent", message, plugin_pb2.EventResponse, metadata=metadata
-            )
-        except PluginUnavailable:
-            await self._finish(delivery, "released", None, self.options.released_delay)
-            return
-        except RpcNotSupported as error:
-            await self._finish(delivery, "dead", error.detail)
-            return
-        except PluginDeadline as error:
-            await self._retry(delivery, error.detail)
-            return
-        except PluginFailed as error:
-            if error.code in PERMANENT_CODES:
-                await self._finish(delivery, "dead", error.detail)
-            else:
-                await self._retry(delivery, error.detail)
-            return
-        if reply.handled:
-            await self._finish(delivery, "delivered", None)
-        else:
-            await self._retry(delivery, reply.error or "not handled")
-
-    async def _retry(self, delivery: Claimed, error: str) -> None:
-        if delivery.attempt >= self.options.max_attempts:
-            await self._finish(delivery, "dead", f"{error} (after {delivery.attempt} attempts)")
-            return
-        schedule = self.options.retry_schedule
-        base = schedule[min(delivery.attempt - 1, len(schedule) - 1)]
-        await self._finish(delivery, "retry", error, base * random.uniform(0.8, 1.2))
+        verdict = await attempt(plugin, delivery, self.options)
+        await self._finish(delivery, verdict.outcome, verdict.error, verdict.retry_in)
 
     async def _finish(
         self, delivery: Claimed, outcome: str, error: str | None, retry_in: float | None = None
     ) -> None:
         self._throughput.add(delivery.plugin)
         self.counts.finished(delivery, outcome)
-        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._outcomes.append((Outcome(delivery, outcome, error, retry_in or 0.0), done))
-        self._outcome_ready.set()
-        if len(self._outcomes) >= self.options.outcome_batch:
-            self._outcome_full.set()
+        done = self.outcomes.add(Outcome(delivery, outcome, error, retry_in or 0.0))
         self._free_slot(delivery)  # the call is over: the next one may start while this records
         kept = await done
         if not kept:
@@ -466,59 +363,6 @@ class DeliveryWorker:
                 delivery.plugin,
                 error,
             )
-
-    async def _record(self) -> None:
-        """Record outcomes in batches: after the first one, whatever finishes within
-        `outcome_linger` (or while the last statement ran) goes in the same statement, so a busy
-        plugin costs one statement per batch. A batch that could not be recorded is kept and tried
-        again: its deliveries stay held, so the heartbeat keeps their leases."""
-        linger, most = self.options.outcome_linger, self.options.outcome_batch
-        backoff = Backoff(self.options.outcome_retry_initial, self.options.outcome_retry_max)
-        while True:
-            await self._outcome_ready.wait()
-            if linger > 0 and len(self._outcomes) < most:
-                self._outcome_full.clear()
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(linger):
-                        await self._outcome_full.wait()
-            if await self._flush(keep_on_failure=True):
-                backoff.reset()
-            else:
-                await asyncio.sleep(backoff.next())
-
-    async def _flush(self, *, keep_on_failure: bool = False) -> bool:
-        """Record up to `outcome_batch` of the outcomes waiting (the rest go in the next
-        statement: a bounded statement has a bounded duration); False when the statement
-        failed. Then they are put back (`keep_on_failure`), or their callers get the error."""
-        most = self.options.outcome_batch
-        batch, self._outcomes = self._outcomes[:most], self._outcomes[most:]
-        if not self._outcomes:
-            self._outcome_ready.clear()
-        if not batch:
-            return True
-        self._recording = len(batch)
-        try:
-            kept = await queries.finish_many(self.pool, self.owner, [o for o, _ in batch])
-        except Exception as error:
-            await self._failed(error, "delivery worker: recording outcomes failed")
-            # Only a database out of reach is worth waiting for; a statement it refused (a bug,
-            # a value it cannot store) would fail again, and hold every later outcome with it.
-            if keep_on_failure and is_database_down(error):
-                self._outcomes[:0] = batch
-                self._outcome_ready.set()
-                return False
-            for _, done in batch:
-                if not done.done():
-                    done.set_exception(error)
-            return False
-        finally:
-            self._recording = 0
-            self._wake.set()  # calls held back by `unrecorded` may start
-        self.database.succeeded()
-        for outcome, done in batch:
-            if not done.done():
-                done.set_result(outcome.delivery.id in kept)
-        return True
 
 
 async def _cancel(task: asyncio.Task[None] | None) -> None:

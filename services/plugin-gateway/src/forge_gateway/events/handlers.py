@@ -9,9 +9,9 @@ import time
 from aiohttp import web
 from forge_common.auth import viewer_of
 from forge_common.errors import AuthTokenMissing, InvalidInput, PermissionDenied
+from forge_common.event_signature import SIGNATURE_HEADER, TIMESTAMP_HEADER, signature_problem
 from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL, SETTINGS
-from forge_common.relay import SIGNATURE_HEADER, TIMESTAMP_HEADER, signature_problem
 from forge_common.render import json_response
 
 from ..errors import DeliveryNotFound, PluginNotFound, SignatureInvalid
@@ -19,6 +19,7 @@ from ..keys import DELIVERY_WORKER, OPTIONS, PLUGIN_MANAGER
 from ..plugins.plugin import ManagedPlugin
 from . import queries
 from .ingest import parse_batch
+from .models import DeliveryRow
 
 log = logging.getLogger(__name__)
 STATUSES = frozenset({"pending", "delivered", "skipped", "dead"})
@@ -93,7 +94,7 @@ async def get_delivery(request: web.Request) -> web.Response:
     )
 
 
-def _delivery_json(r: queries.DeliveryRow) -> dict[str, object]:
+def _delivery_json(r: DeliveryRow) -> dict[str, object]:
     return {
         "id": r.id,
         "event_id": str(r.event_id),

@@ -61,3 +61,92 @@ def to_plugin_event(
         repo_id=repo_id or 0,
         org_id=org_id or 0,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Claimed:
+    """A leased delivery with its event."""
+
+    id: int
+    attempt: int
+    plugin: str
+    event_id: uuid.UUID
+    type: str
+    occurred_at: datetime
+    repo_id: int | None
+    org_id: int | None
+    payload: Mapping[str, Any]
+    started_at: datetime
+    payload_struct: struct_pb2.Struct | None = None  # when the ingest leased it (models.py)
+
+
+@dataclass(frozen=True, slots=True)
+class Leases:
+    """Deliveries an ingest leases as it stores them, to the delivery worker of its own process:
+    up to `quota[plugin]` of each plugin's, to `owner` for `seconds` (docs/events.md "Leased at
+    ingest")."""
+
+    owner: str
+    seconds: float
+    quota: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """What an ingest stored: how many events were new and how many resent, the deliveries it
+    leased, and the plugins it left deliveries of for any worker to claim."""
+
+    new: int
+    duplicates: int
+    leased: list[Claimed]
+    unleased: frozenset[str]
+
+
+def leased_delivery(event: IncomingEvent, delivery_id: int, plugin: str, at: datetime) -> Claimed:
+    """A delivery an ingest leased, as a claim would have returned it."""
+    return Claimed(
+        id=delivery_id,
+        attempt=1,
+        plugin=plugin,
+        event_id=event.id,
+        type=event.type,
+        occurred_at=event.occurred_at,
+        repo_id=event.repo_id,
+        org_id=event.org_id,
+        payload=event.payload,
+        started_at=at,
+        payload_struct=event.payload_struct,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How an attempt ended: 'delivered', 'skipped', 'dead', 'retry' (due again in `retry_in`
+    seconds) or 'released' (the attempt was not made: not counted)."""
+
+    delivery: Claimed
+    outcome: str
+    error: str | None = None
+    retry_in: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class DeliveryRow:
+    id: int
+    event_id: uuid.UUID
+    event_type: str
+    status: str
+    attempts: int
+    next_attempt_at: datetime
+    last_error: str | None
+    created_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptRow:
+    attempt: int
+    started_at: datetime
+    finished_at: datetime
+    outcome: str
+    error: str | None

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import asyncpg
-from google.protobuf import struct_pb2
 
-from .models import IncomingEvent
+from .models import (
+    AttemptRow,
+    Claimed,
+    DeliveryRow,
+    IncomingEvent,
+    Leases,
+    Outcome,
+    Stored,
+    leased_delivery,
+)
 
 NOTIFY_CHANNEL = "gateway_deliveries"
 
@@ -24,45 +30,6 @@ NOTIFY_CHANNEL = "gateway_deliveries"
 # 'pending') over the primary key whenever its statistics lagged (a table that had just grown, as
 # in a backlog), and read that whole index, with the dead entries every claim leaves, for a few
 # hundred ids.
-
-
-@dataclass(frozen=True, slots=True)
-class Claimed:
-    """A leased delivery with its event."""
-
-    id: int
-    attempt: int
-    plugin: str
-    event_id: uuid.UUID
-    type: str
-    occurred_at: datetime
-    repo_id: int | None
-    org_id: int | None
-    payload: Mapping[str, Any]
-    started_at: datetime
-    payload_struct: struct_pb2.Struct | None = None  # when the ingest leased it (models.py)
-
-
-@dataclass(frozen=True, slots=True)
-class Leases:
-    """Deliveries an ingest leases as it stores them, to the delivery worker of its own process:
-    up to `quota[plugin]` of each plugin's, to `owner` for `seconds` (docs/events.md "Leased at
-    ingest")."""
-
-    owner: str
-    seconds: float
-    quota: Mapping[str, int]
-
-
-@dataclass(frozen=True, slots=True)
-class Stored:
-    """What an ingest stored: how many events were new and how many resent, the deliveries it
-    leased, and the plugins it left deliveries of for any worker to claim."""
-
-    new: int
-    duplicates: int
-    leased: list[Claimed]
-    unleased: frozenset[str]
 
 
 # One statement, so one transaction and one round trip. A data-modifying CTE always runs,
@@ -138,29 +105,12 @@ async def store_events(
     assert row is not None
     new: int = row["new"]
     claimed = [
-        _leased(by_id[event_id], delivery_id, plugin, row["started_at"])
+        leased_delivery(by_id[event_id], delivery_id, plugin, row["started_at"])
         for delivery_id, event_id, plugin in zip(
             row["ids"], row["event_ids"], row["plugins"], strict=True
         )
     ]
     return Stored(new, len(events) - new, claimed, frozenset(row["unleased"]))
-
-
-def _leased(event: IncomingEvent, delivery_id: int, plugin: str, at: datetime) -> Claimed:
-    """A delivery an ingest leased, as a claim would have returned it."""
-    return Claimed(
-        id=delivery_id,
-        attempt=1,
-        plugin=plugin,
-        event_id=event.id,
-        type=event.type,
-        occurred_at=event.occurred_at,
-        repo_id=event.repo_id,
-        org_id=event.org_id,
-        payload=event.payload,
-        started_at=at,
-        payload_struct=event.payload_struct,
-    )
 
 
 # What the next claimer records for an attempt whose worker never did (killed, or cut off from the
@@ -223,17 +173,6 @@ async def claim(
     )
     claimed = [Claimed(**dict(row)) for row in rows]
     return sorted(claimed, key=lambda c: c.id)
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """How an attempt ended: 'delivered', 'skipped', 'dead', 'retry' (due again in `retry_in`
-    seconds) or 'released' (the attempt was not made: not counted)."""
-
-    delivery: Claimed
-    outcome: str
-    error: str | None = None
-    retry_in: float = 0.0
 
 
 # Outcomes find their deliveries by id, one primary-key lookup each (`d.id = ANY(ARRAY(...))`),
@@ -366,19 +305,6 @@ async def hand_back(pool: asyncpg.Pool, owner: str, ids: Sequence[int]) -> int:
     return count
 
 
-@dataclass(frozen=True, slots=True)
-class DeliveryRow:
-    id: int
-    event_id: uuid.UUID
-    event_type: str
-    status: str
-    attempts: int
-    next_attempt_at: datetime
-    last_error: str | None
-    created_at: datetime
-    finished_at: datetime | None
-
-
 async def list_deliveries(
     pool: asyncpg.Pool, plugin: str, status: str | None, limit: int
 ) -> list[DeliveryRow]:
@@ -395,15 +321,6 @@ async def list_deliveries(
         limit,
     )
     return [DeliveryRow(**dict(row)) for row in rows]
-
-
-@dataclass(frozen=True, slots=True)
-class AttemptRow:
-    attempt: int
-    started_at: datetime
-    finished_at: datetime
-    outcome: str
-    error: str | None
 
 
 async def delivery_with_attempts(

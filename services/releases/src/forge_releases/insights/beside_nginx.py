@@ -23,11 +23,8 @@ from typing import Any
 
 import asyncpg
 from aiohttp import web
-from forge_common.app import notifications_context
+from forge_common.app import base_app
 from forge_common.config import ConfigError, Settings
-from forge_common.db import create_pool
-from forge_common.keys import DB_POOL, NOTIFICATION_OPTIONS, SETTINGS
-from forge_common.notifications import NotificationOptions
 from forge_common.render import json_response
 from forge_common.serving import serve
 
@@ -104,14 +101,6 @@ def _reading_context(
     return context
 
 
-async def _pool_context(app: web.Application) -> AsyncIterator[None]:
-    # no connection at start: a database down does not stop the reader from starting, and
-    # with it the nginx pod (nor from bounding the log meanwhile)
-    app[DB_POOL] = await create_pool(app[SETTINGS].database_url, min_size=0, max_size=2)
-    yield
-    await app[DB_POOL].close()
-
-
 async def _healthz(request: web.Request) -> web.Response:
     """Alive while its reading loop is (a database outage does not make it unhealthy: it only
     waits, and restarting would not help)."""
@@ -121,13 +110,12 @@ async def _healthz(request: web.Request) -> web.Response:
 
 
 def beside_nginx_app(settings: Settings, options: Options, reader: Reader) -> web.Application:
-    app = web.Application()
-    app[SETTINGS] = settings
-    app[NOTIFICATION_OPTIONS] = NotificationOptions()
+    """The common application (forge_common.app) without a service's routes, middleware, relay
+    or metrics. Its pool opens no connection at start: a database down does not stop the reader
+    from starting, and with it the nginx pod (nor from bounding the log meanwhile)."""
+    app = base_app(settings, pool_size=(0, 2))
     app[OPTIONS] = options
     app[RELEASE_CACHE] = ReleaseCache(options.cache)
-    app.cleanup_ctx.append(_pool_context)
-    app.cleanup_ctx.append(notifications_context)
     app.cleanup_ctx.append(listener_context)
     app.cleanup_ctx.append(_reading_context(reader))
     app.router.add_get("/healthz", _healthz)
