@@ -11,7 +11,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 from forge_common import scopes, tokens
-from forge_orgs.app import create_app
+from forge_orgs.service import create_app
 from forge_testing.browser import Browser
 
 REFUSED = "token does not have at least one of required scope(s): ["

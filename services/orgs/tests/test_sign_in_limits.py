@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from forge_common import passwords, sign_in_throttle
 from forge_common.cli import main
-from forge_orgs.app import create_app
+from forge_orgs.service import create_app
 from forge_testing.browser import Browser
 
 ORIGIN = "http://forge.test"

@@ -15,7 +15,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 from forge_common import scopes, tokens
 from forge_common.config import Settings
-from forge_releases.app import create_app
+from forge_releases.service import create_app
 from yarl import URL
 
 from .publish_support import forge_release, publish_world
