@@ -177,3 +177,21 @@ def test_the_nginx_pod_counts_its_micro_cache_hits_with_a_sidecar(overlay: str) 
     ]
     logs = re.findall(r"access_log (\S+) forge_insights", config["data"]["forge.conf"])
     assert logs and set(logs) == {INSIGHTS_LOG}
+
+
+@pytest.mark.parametrize(
+    ("overlay", "hops"), [("base", 1), ("dev", 1), ("prod", 1), ("example", 2)]
+)
+def test_the_services_know_each_clients_address_behind_their_proxies(
+    overlay: str, hops: int
+) -> None:
+    """Sign-in throttling counts the client's address (docs/accounts.md "The client's address"):
+    X-Forwarded-For believed from the pod network only, over nginx's entry (one hop) or, behind
+    the example's Ingress, the controller's too (two); never "the last entry" for everybody."""
+    from forge_common.config import Settings
+
+    config, _ = releases_env(render(overlay))
+    assert "TRUST_FORWARDED_FOR" not in config
+    settings = Settings.from_env({**config, "DATABASE_URL": "postgresql://x/y"})
+    assert settings.trusted_proxy_hops == hops
+    assert settings.trusted_proxies and all(net.is_private for net in settings.trusted_proxies)

@@ -197,8 +197,22 @@ def test_generated_tokens_print_as_gitea_and_carry_their_scopes(
     assert "access token name has been used already" in capsys.readouterr().err
     assert forge(env, "generate-access-token", "-u", "ci", "-t", "x", "--scopes", "write:all") == 1
     assert "invalid access token scope" in capsys.readouterr().err
+    # forge's own scope for CI (docs/accounts.md "Scopes"), named in the command's help
+    assert (
+        forge(env, "generate-access-token", "-u", "ci", "-t", "ci", "--scopes", "write:release")
+        == 0
+    )
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        forge(env, "generate-access-token", "--help")
+    assert "write:release" in capsys.readouterr().out
     scopes = run_sync(_scopes(env["DATABASE_URL"]))
-    assert scopes == {"gitea-admin": ["all"], "publish": ["write:repository"], "raw": ["all"]}
+    assert scopes == {
+        "gitea-admin": ["all"],
+        "publish": ["write:repository"],
+        "raw": ["all"],
+        "ci": ["write:release"],
+    }
 
 
 def test_a_user_who_owns_repositories_is_kept_unless_purged(

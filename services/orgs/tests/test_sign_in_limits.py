@@ -232,3 +232,22 @@ async def test_two_owners_removed_at_once_leave_one(server: Any, db: Any) -> Non
             WHERE o.kind = 'org' GROUP BY o.name"""
     )
     assert {row["name"]: row["owners"] for row in owners} == {f"two{i}": 1 for i in range(ORGS)}
+
+
+async def test_signing_in_again_and_again_earns_no_guesses_at_other_accounts(
+    server: Any, monkeypatch: Any
+) -> None:
+    """An address known to one's own account is not counted per address when signing in there,
+    so those sign-ins take nothing off the address's count of failures at other names."""
+    monkeypatch.setattr(sign_in_throttle, "ADDRESS_LIMIT", 4)
+    async with From(server, "198.51.100.77") as browser:
+        assert (await browser.sign_in("mia", "mia-password")).status == 303  # now known
+        browser.session.cookie_jar.clear()  # signed out: the sign-in form again
+        for name in ("n1", "n2", "n3"):
+            assert (await browser.sign_in(name, "wrong-password")).status == 200
+        for _ in range(3):
+            browser.session.cookie_jar.clear()
+            assert (await browser.sign_in("mia", "mia-password")).status == 303
+        browser.session.cookie_jar.clear()
+        assert (await browser.sign_in("n4", "wrong-password")).status == 200
+        assert (await browser.sign_in("n5", "wrong-password")).status == 429

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from .names import is_account_name
+
 if TYPE_CHECKING:
     from .db import Queryable
 
@@ -54,6 +56,10 @@ _REPO_COLUMNS = (
 
 
 async def account_by_name(db: Queryable, name: str) -> Account | None:
+    """The account of that name, any case; None for a name no account can have, which
+    PostgreSQL's `lower()` could otherwise fold onto one (`vİct` onto `vict`, names.py)."""
+    if not is_account_name(name):
+        return None
     row = await db.fetchrow(
         f"SELECT {_ACCOUNT_COLUMNS} FROM core.accounts WHERE lower(name) = lower($1)", name
     )

@@ -163,11 +163,14 @@ async def forgive(db: Queryable, name: str, address: str) -> None:
     the address known to the account. The account's own budget stays: its owner signing in does
     not give a stranger guessing it elsewhere a fresh one."""
     await db.execute("DELETE FROM core.sign_in_attempts WHERE key = $1", pair_key(name, address))
-    await db.execute(
-        """UPDATE core.sign_in_attempts SET attempts = greatest(attempts - 1, 0)
-            WHERE key = $1""",
-        address_key(address),
-    )
+    if not await db.fetchval(_KNOWN_SQL, known_key(name, address)):
+        # only what the attempt added (a known address's attempts are not counted per address):
+        # signing in to one's own account again and again earns no guesses at others
+        await db.execute(
+            """UPDATE core.sign_in_attempts SET attempts = greatest(attempts - 1, 0)
+                WHERE key = $1""",
+            address_key(address),
+        )
     await db.execute(
         """INSERT INTO core.sign_in_attempts (key, attempts, blocked_until)
            VALUES ($1, 0, now() + $2::float8 * interval '1 second')
