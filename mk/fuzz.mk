@@ -1,5 +1,6 @@
-# Fuzzing: schemathesis against the three OpenAPI documents, on the real services
-# (tests-e2e/fuzz/run.py: a throwaway PostgreSQL, a small world, `forge serve --all`). Included by
+# Fuzzing: schemathesis against the three OpenAPI documents, and tests-e2e/fuzz/forms.py against
+# every page form, on the real services (tests-e2e/fuzz/run.py: a throwaway PostgreSQL, a small
+# world, `forge serve --all`). Included by
 # the root Makefile. Seeded (FUZZ_SEED, default in run.py) and bounded; see run.py.
 
 # schemathesis, pinned with its dependencies in constraints.txt, lives in a venv of its own: its
@@ -20,8 +21,8 @@ $(FUZZ_STAMP): constraints.txt mk/fuzz.mk
 		pip schemathesis
 	@touch $@
 
-fuzz-smoke: install $(FUZZ_STAMP) ## schemathesis, about a minute: 3 documents x (anonymous, owner), seeded (part of make test)
+fuzz-smoke: install $(FUZZ_STAMP) ## schemathesis and the page forms, about a minute and a half: 3 documents x (anonymous, owner), the forms, the orgs document by password, seeded (part of make test)
 	FUZZ_SCHEMATHESIS=$(abspath $(FUZZ_VENV))/bin/schemathesis $(PY) tests-e2e/fuzz/run.py $(FUZZ_ARGS)
 
-fuzz: install $(FUZZ_STAMP) ## schemathesis for ten minutes against the three documents (FUZZ_SEED=N, FUZZ_ARGS=--only orgs)
+fuzz: install $(FUZZ_STAMP) ## schemathesis and the page forms for about twelve minutes (FUZZ_SEED=N, FUZZ_ARGS=--only orgs|forms)
 	FUZZ_SCHEMATHESIS=$(abspath $(FUZZ_VENV))/bin/schemathesis $(PY) tests-e2e/fuzz/run.py --full $(FUZZ_ARGS)

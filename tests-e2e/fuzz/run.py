@@ -5,7 +5,10 @@ and `forge serve --all` on a free 127.0.0.1 port (a disabled plugin in the plugi
 gateway's admin endpoints have a plugin to show). Then `schemathesis run` against each of the
 three OpenAPI documents (releases /api/v2/openapi.json, orgs /api/v1/openapi.json, the gateway
 /api/v1/plugins/openapi.json), twice: anonymously, then as `owner` (a token; owner of the
-organization and site administrator, so every write and admin route is reachable).
+organization and site administrator, so every write and admin route is reachable). Then the pages'
+forms (forms.py: urlencoded and multipart bodies with hostile charsets, signed in with the CSRF
+token, anonymously, with a token besides), and last the orgs document (the Gitea account API with
+it) as `owner` by password, which its token routes require.
 
 Every run is seeded (--seed, default 20261122) and bounded: --max-time per run (smoke: about a
 minute in all; full: ten minutes in all), and --request-timeout per request, so a hang is a
@@ -13,13 +16,14 @@ failure. It fails on any 5xx, any answer the document does not describe (status,
 headers, body schema), and any error line the service logged ("unhandled error"). Known findings
 are excluded by name in schemathesis.toml, each with a comment; nothing else is.
 
-    .venv/bin/python tests-e2e/fuzz/run.py [--full] [--seed N] [--only releases|orgs|gateway]
+    .venv/bin/python tests-e2e/fuzz/run.py [--full] [--seed N] [--only releases|orgs|gateway|forms]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import json
 import os
 import re
@@ -36,6 +40,7 @@ from forge_common.embedded_pg import EmbeddedPostgres, free_port
 from forge_common.migrations import migrate
 from forge_common.service import all_migrations, installed_services
 from forge_testing.processes import wait_until_ready
+from forms import fuzz_forms  # tests-e2e/fuzz/forms.py, beside this file
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -45,6 +50,7 @@ SCHEMATHESIS = str(
     Path(os.environ.get("FUZZ_SCHEMATHESIS") or ROOT / ".venv-fuzz/bin/schemathesis").resolve()
 )
 OWNER_TOKEN = "fuzz-owner-token"  # world.json
+OWNER_PASSWORD = "fuzz-owner-password"  # world.json
 # (name, document path, base path the document's paths are relative to)
 DOCUMENTS = (
     ("releases", "/api/v2/openapi.json", ""),
@@ -57,8 +63,15 @@ COMPAT_DOCUMENTS = (
     ("gitea", "/api/v1/repos/openapi.json", ""),
     ("github", "/api/v3/openapi.json", ""),
 )
-CALLERS = (("anonymous", None), ("owner", OWNER_TOKEN))
-# Smoke: 6 runs of 5 s of fuzzing (plus loading), about a minute; full: 6 runs of 100 s.
+CALLERS = (("anonymous", None), ("owner", f"token {OWNER_TOKEN}"))
+# The Gitea account API's token routes (`/users/{username}/tokens`) take a password only, as
+# Gitea's do: the orgs document once more, as the owner by basic authentication (last: a fuzzed
+# password change or token deletion cannot take the other runs' credential away).
+BASIC = "Basic " + base64.b64encode(f"owner:{OWNER_PASSWORD}".encode()).decode()
+# Only the routes a token cannot reach: every basic-authenticated request is an argon2 check.
+PASSWORD_RUNS = (("orgs", "owner by password", "^/users/"),)
+# Smoke: 8 runs of 5 s of fuzzing (3 documents x 2 callers, the forms, the orgs document by
+# password; plus loading), about a minute and a half; full: 8 runs of 100 s.
 SMOKE_SECONDS, FULL_SECONDS = 5, 100
 REQUEST_TIMEOUT = 10.0  # seconds: an answer slower than this is a hang, and a failure
 # The documents' contract: no 5xx, every answer as documented (status, content type, headers,
@@ -108,7 +121,14 @@ def _summary(text: str) -> str:
 
 
 def _schemathesis(
-    url: str, base: str, token: str | None, seconds: int, seed: int, report: Path, checks: str
+    url: str,
+    base: str,
+    token: str | None,
+    seconds: int,
+    seed: int,
+    report: Path,
+    checks: str,
+    paths: str = "",
 ) -> tuple[int, str]:
     command = [
         SCHEMATHESIS,
@@ -137,7 +157,9 @@ def _schemathesis(
         str(report),
     ]
     if token:
-        command += ["--header", f"Authorization: token {token}"]
+        command += ["--header", f"Authorization: {token}"]
+    if paths:
+        command += ["--include-path-regex", paths]
     # A run that outlives its budget by far is itself a hang: stop it.
     try:
         done = subprocess.run(
@@ -160,11 +182,27 @@ def _cases(output: str) -> int:
     return int(found.group(1)) if found else 0
 
 
+def _forms(origin: str, seconds: int, seed: int, failed: list[str]) -> int:
+    """The pages' forms (forms.py), as long as one schemathesis run; the cases sent."""
+    begun = time.monotonic()
+    outcome = asyncio.run(fuzz_forms(origin, ("owner", OWNER_PASSWORD), seconds, seed))
+    statuses = ", ".join(f"{status}: {n}" for status, n in sorted(outcome.statuses.items()))
+    verdict = "passed" if not outcome.failures else "FAILED"
+    print(f"\n== page forms: {verdict} in {time.monotonic() - begun:.0f} s", flush=True)
+    print(f"{outcome.cases} generated ({statuses})", flush=True)
+    if outcome.failures:
+        print("\n".join(outcome.failures[:20]), flush=True)
+        failed.append("page forms")
+    return outcome.cases
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--full", action="store_true", help="ten minutes instead of one")
     parser.add_argument("--seed", type=int, default=int(os.environ.get("FUZZ_SEED", "20261122")))
-    parser.add_argument("--only", choices=[d[0] for d in (*DOCUMENTS, *COMPAT_DOCUMENTS)])
+    parser.add_argument(
+        "--only", choices=[d[0] for d in (*DOCUMENTS, *COMPAT_DOCUMENTS)] + ["forms"]
+    )
     parser.add_argument("--keep", help="copy the reports and the service log into this folder")
     parser.add_argument("--verbose", action="store_true", help="schemathesis' whole output")
     parser.add_argument(
@@ -227,6 +265,30 @@ def main() -> int:
                 print(output if code or args.verbose else _summary(output), flush=True)
                 if code:
                     failed.append(label)
+        if not args.only or args.only == "forms":
+            total_cases += _forms(origin, seconds, args.seed, failed)
+        for name, caller, paths in PASSWORD_RUNS:
+            if args.only and name != args.only:
+                continue
+            document, base = next((d, b) for n, d, b in DOCUMENTS if n == name)
+            report = folder / f"{name}-password.xml"
+            begun = time.monotonic()
+            code, output = _schemathesis(
+                origin + document,
+                origin + base,
+                BASIC,
+                seconds,
+                args.seed,
+                report,
+                args.checks,
+                paths,
+            )
+            total_cases += _cases(output)
+            outcome = "passed" if code == 0 else f"FAILED (exit {code})"
+            print(f"\n== {name} as {caller}: {outcome} in {time.monotonic() - begun:.0f} s")
+            print(output if code or args.verbose else _summary(output), flush=True)
+            if code:
+                failed.append(f"{name} as {caller}")
         errors = [
             line
             for line in log.read_text(errors="replace").splitlines()
