@@ -12,9 +12,12 @@ from typing import Any
 from forge_common.config import ConfigError, Settings
 from forge_common.db import create_pool
 
+from ..publish.queries import referenced_blobs
 from . import StorageUnavailable, open_storage, storage_at
 from .migrate import migrate
 from .sweep import sweep
+
+MISSING_LISTED = 20  # digests named on stderr; the count says how many in all
 
 
 def add_storage_commands(commands: Any) -> None:
@@ -56,20 +59,34 @@ def _run(action: Any, env: Mapping[str, str]) -> int:
 
 
 async def _migrate(settings: Settings, to: str) -> int:
+    pool = await create_pool(settings.database_url)
+    try:
+        referenced = await referenced_blobs(pool)
+    finally:
+        await pool.close()
     source, target = open_storage(settings), storage_at(to, settings)
     try:
-        report = await migrate(source, target)
+        report = await migrate(source, target, referenced=referenced)
     finally:
         await source.close()
         await target.close()
     size = f"{report.copied_bytes / 2**20:.1f} MiB"
     print(
         f"forge: {report.copied} blob(s) copied ({size}), {report.skipped} already at "
-        f"{target.url}, {len(report.failed)} not matching their SHA-256"
+        f"{target.url}, {len(report.failed)} not matching their SHA-256, "
+        f"{len(report.missing)} referenced by an asset but in neither store"
     )
     for digest in report.failed:
         print(f"  not copied (bytes do not match the address): {digest}", file=sys.stderr)
-    return 1 if report.failed else 0
+    for digest in report.missing[:MISSING_LISTED]:
+        print(f"  missing (referenced, in neither store): {digest}", file=sys.stderr)
+    if report.missing:
+        print(
+            f"forge: {len(report.missing)} referenced blob(s) were not in the source "
+            f"({source.url}): is STORAGE_URL/STORAGE_PATH the store the service uses?",
+            file=sys.stderr,
+        )
+    return 1 if report.failed or report.missing else 0
 
 
 async def _sweep(settings: Settings) -> int:
