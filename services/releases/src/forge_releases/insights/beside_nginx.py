@@ -104,10 +104,14 @@ def _reading_context(
     return context
 
 
+# the sidecar's pool: its reader and its release cache (docs/deploy.md "PostgreSQL connections")
+POOL_SIZE = 2
+
+
 async def _pool_context(app: web.Application) -> AsyncIterator[None]:
     # no connection at start: a database down does not stop the reader from starting, and
     # with it the nginx pod (nor from bounding the log meanwhile)
-    app[DB_POOL] = await create_pool(app[SETTINGS].database_url, min_size=0, max_size=2)
+    app[DB_POOL] = await create_pool(app[SETTINGS].database_url, min_size=0, max_size=POOL_SIZE)
     yield
     await app[DB_POOL].close()
 

@@ -59,7 +59,7 @@ def _run(action: Any, env: Mapping[str, str]) -> int:
 
 
 async def _migrate(settings: Settings, to: str) -> int:
-    pool = await create_pool(settings.database_url)
+    pool = await create_pool(settings.database_url, max_size=1)  # one statement at a time
     try:
         referenced = await referenced_blobs(pool)
     finally:
@@ -91,7 +91,7 @@ async def _migrate(settings: Settings, to: str) -> int:
 
 async def _sweep(settings: Settings) -> int:
     storage = open_storage(settings)
-    pool = await create_pool(settings.database_url)
+    pool = await create_pool(settings.database_url, max_size=1)  # one statement at a time
     try:
         report = await sweep(storage, pool)
     finally:
