@@ -7,6 +7,7 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from forge_common.config import ConfigError, Settings
@@ -14,6 +15,7 @@ from forge_common.db import create_pool
 
 from ..publish.queries import referenced_blobs
 from . import StorageUnavailable, open_storage, storage_at
+from .backup import BLOBS, DUMP, BackupError, backup, restore
 from .migrate import migrate
 from .sweep import sweep
 
@@ -39,6 +41,20 @@ def add_storage_commands(commands: Any) -> None:
         description="Uses DATABASE_URL and the configured storage.",
     )
     clean.set_defaults(handler=run_sweep)
+    save = commands.add_parser(
+        "backup",
+        help="the database and the asset blobs it references, consistent (docs/deploy.md)",
+        description="pg_dump of DATABASE_URL and a copy of the configured storage's blobs into "
+        "a new folder, consistent with each other; safe while the services run.",
+    )
+    save.add_argument("--to", required=True, type=Path, metavar="DIR", help="a new folder")
+    save.set_defaults(handler=run_backup)
+    load = commands.add_parser(
+        "restore",
+        help="a `forge backup` folder into an empty database and the configured storage",
+    )
+    load.add_argument("--from", required=True, type=Path, metavar="DIR", dest="source")
+    load.set_defaults(handler=run_restore)
 
 
 def run_migrate(args: argparse.Namespace, env: Mapping[str, str]) -> int:
@@ -49,10 +65,18 @@ def run_sweep(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     return _run(_sweep, env)
 
 
+def run_backup(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    return _run(lambda settings: _backup(settings, args.to), env)
+
+
+def run_restore(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    return _run(lambda settings: _restore(settings, args.source), env)
+
+
 def _run(action: Any, env: Mapping[str, str]) -> int:
     try:
         result: int = asyncio.run(action(Settings.from_env(env)))
-    except (ConfigError, StorageUnavailable) as exc:
+    except (ConfigError, StorageUnavailable, BackupError) as exc:
         print(f"forge: {exc}", file=sys.stderr)
         return 1
     return result
@@ -87,6 +111,40 @@ async def _migrate(settings: Settings, to: str) -> int:
             file=sys.stderr,
         )
     return 1 if report.failed or report.missing else 0
+
+
+async def _backup(settings: Settings, folder: Path) -> int:
+    storage = open_storage(settings)
+    try:
+        report = await backup(settings.database_url, storage, folder)
+    finally:
+        await storage.close()
+    blobs = report.blobs
+    print(
+        f"forge: backed up the database to {folder / DUMP} and {report.referenced} referenced "
+        f"blob(s) to {folder / BLOBS} ({blobs.copied + report.late} copied, "
+        f"{blobs.copied_bytes / 2**20:.1f} MiB before the snapshot)"
+    )
+    for digest in report.missing:
+        print(f"  missing (referenced, gone from storage): {digest}", file=sys.stderr)
+    for digest in blobs.failed:
+        print(f"  not copied (bytes do not match the address): {digest}", file=sys.stderr)
+    return 1 if report.missing or blobs.failed else 0
+
+
+async def _restore(settings: Settings, folder: Path) -> int:
+    storage = open_storage(settings)
+    try:
+        report = await restore(settings.database_url, storage, folder)
+    finally:
+        await storage.close()
+    print(
+        f"forge: restored {folder / DUMP} and {report.copied} blob(s) "
+        f"({report.skipped} already in storage) to {storage.url}"
+    )
+    for digest in report.failed:
+        print(f"  not restored (bytes do not match the address): {digest}", file=sys.stderr)
+    return 1 if report.failed else 0
 
 
 async def _sweep(settings: Settings) -> int:
