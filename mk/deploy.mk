@@ -11,6 +11,9 @@ APT_TOOLS += nginx:nginx wrk:wrk docker-compose:docker-compose
 DEPLOY_K8S_VERSIONS := 1.29.0 1.37.0
 # The base and every overlay (docs/deploy.md).
 DEPLOY_K8S_DIRS := deploy/k8s/base $(sort $(wildcard deploy/k8s/overlays/*))
+# Where one-off `kubectl run` commands are documented: their pods must pass the namespace's policy.
+DEPLOY_DOCS := README.md docs/deploy.md deploy/README.md
+POD_SECURITY := $(PY) deploy/pod_security.py --namespaces deploy/k8s/base/namespace.yaml
 NGINX ?= $(shell command -v nginx 2>/dev/null || ls /usr/sbin/nginx 2>/dev/null)
 
 TEST_PREREQUISITES += deploy-tools deploy-check
@@ -49,6 +52,21 @@ deploy-check: install $(VENV)/.deploy-validators ## Validate the Dockerfile, com
 		echo "deploy-check: kubectl absent; validating the base's manifests one by one (no kustomize)"; \
 		$(BIN)/kubernetes-validate --quiet --strict $$(ls deploy/k8s/base/*.yaml | grep -v kustomization.yaml); \
 	fi
+	@# Pod Security (no API server here to ask): every pod template of the base and the overlays,
+	@# and the pod of every documented one-off `kubectl run`, against the level the namespace
+	@# enforces (restricted), checked by deploy/pod_security.py; the one-off pods' schemas too.
+	@if command -v kubectl >/dev/null 2>&1; then \
+		for dir in $(DEPLOY_K8S_DIRS); do \
+			echo "kubectl kustomize $$dir | deploy/pod_security.py -"; \
+			kubectl kustomize $$dir | $(POD_SECURITY) - || exit 1; \
+		done; \
+	fi
+	@echo "deploy/pod_security.py --docs $(DEPLOY_DOCS)"
+	@$(POD_SECURITY) --docs $(DEPLOY_DOCS)
+	@for v in $(DEPLOY_K8S_VERSIONS); do \
+		$(POD_SECURITY) --docs $(DEPLOY_DOCS) --print-pods \
+			| $(BIN)/kubernetes-validate --quiet --strict -k $$v - || exit 1; \
+	done
 	@# The nginx image renders templates with envsubst (defined variables only): same result.
 	@if command -v envsubst >/dev/null 2>&1; then \
 		NGINX_LISTEN=8080 RELEASES_UPSTREAM=releases:8080 ORGS_UPSTREAM=orgs:8080 \

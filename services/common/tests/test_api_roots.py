@@ -23,6 +23,9 @@ PAGES = {
     "/user/settings/applications/delete",
     "/user/settings/account",
     "/user/settings/change_password",
+    # Gitea's "New organization" and "New repository" (docs/accounts.md)
+    "/org/create",
+    "/repo/create",
     # the release console for signed-in publishers and organization owners (docs/console.md)
     "/{owner}/{repo}/releases/new",
     "/{owner}/{repo}/releases/edit/{tag}",

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import aiohttp
@@ -55,8 +58,17 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
     assert process.wait(60) == 0
 
 
-async def test_two_make_run_in_one_checkout_each_stopped_in_turn(tmp_path: Path) -> None:
-    data = tmp_path / "data"
+@pytest.fixture
+def checkout() -> Iterator[Path]:
+    """Not pytest's tmp_path: every pytest session on the machine takes the other users' access
+    to that tree away again, and the embedded PostgreSQL runs as `postgres` when we are root."""
+    folder = Path(tempfile.mkdtemp(prefix="forge-side-by-side-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+async def test_two_make_run_in_one_checkout_each_stopped_in_turn(checkout: Path) -> None:
+    data = checkout / ".data"
     first_port, second_port = free_port(), free_port()
     first = _dev(data, first_port)
     second: subprocess.Popen[bytes] | None = None

@@ -89,6 +89,47 @@ async def test_a_notify_on_a_subscribed_channel_reaches_the_callback(
     assert heard.states == [True, False]  # stop() says so too
 
 
+async def test_a_subscribe_while_the_connection_starts_waits_its_turn(
+    database_url: str, db: Any, monkeypatch: pytest.MonkeyPatch, caplog: Any
+) -> None:
+    """`forge serve --all` at start-up: a service subscribes while the shared connection is still
+    LISTENing on its probe channel. Two statements at once on one asyncpg connection fail with
+    "another operation is in progress" (and the connection was replaced, with a warning); the
+    subscribe waits its turn instead. The probe's LISTEN is held open until another LISTEN is
+    tried on the connection, or for a second when none is (the fixed code's case)."""
+    other_tried = asyncio.Event()
+
+    class ProbeListenHeldOpen(asyncpg.Connection):  # a real connection, only slower to LISTEN
+        async def add_listener(self, channel: str, callback: Any) -> None:
+            if channel == FAST.probe_channel:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(1):
+                        await other_tried.wait()
+            else:
+                other_tried.set()
+            await super().add_listener(channel, callback)
+
+    real_connect = asyncpg.connect
+
+    async def connect(*args: Any, **kwargs: Any) -> Any:
+        return await real_connect(*args, connection_class=ProbeListenHeldOpen, **kwargs)
+
+    monkeypatch.setattr(asyncpg, "connect", connect)
+    caplog.set_level(logging.WARNING, "forge_common.notifications")
+    notifications = Notifications(database_url, FAST)
+    first, second = Heard(), Heard()
+    await notifications.subscribe("forge_test_a", first.payload)  # what opens the connection
+    async with running(notifications):
+        await eventually(lambda: notifications.server_pid is not None)  # the probe's LISTEN
+        await notifications.subscribe("forge_test_b", second.payload, on_state=second.state)
+        await notifications.listening.wait()
+        await notify(db, "forge_test_a", "to a")
+        await notify(db, "forge_test_b", "to b")
+        await eventually(lambda: first.payloads == ["to a"] and second.payloads == ["to b"])
+    assert second.states == [True, False]
+    assert "LISTEN" not in caplog.text, caplog.text  # no failed LISTEN, no reconnect
+
+
 async def test_two_channels_and_two_subscribers_share_one_connection(
     database_url: str, db: Any
 ) -> None:

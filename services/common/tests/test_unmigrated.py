@@ -10,10 +10,17 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import asyncpg
 import pytest
+from aiohttp import web
+from forge_common.app import create_app
+from forge_common.config import Settings
+from forge_common.keys import DB_POOL
+from forge_common.render import json_response
+from forge_common.service import Service
 from forge_testing.plugin import with_database
 from forge_testing.processes import forge_env, start_forge_service, wait_until_ready
 
@@ -86,3 +93,24 @@ async def test_not_ready_and_503_not_500_until_migrated(empty_database: str, tmp
     output = (tmp_path / "forge.log").read_text()
     assert "Traceback" not in output, output
     assert output.count("schema unavailable") == 1, output  # one warning, not one per request
+
+
+async def _missing_table(request: web.Request) -> web.Response:
+    await request.app[DB_POOL].fetchval("SELECT count(*) FROM public.no_such_table")
+    return json_response({})
+
+
+def _setup(app: web.Application, settings: object) -> None:
+    app.router.add_get("/api/v2/broken", _missing_table)
+
+
+async def test_on_a_migrated_schema_a_missing_table_is_a_bug_not_an_outage(
+    database_url: str, tmp_path: Path, aiohttp_client: Any
+) -> None:
+    """Only while the schema is not known to be at the code's version is a missing relation 503:
+    once /readyz has found it migrated, the same error is a 500 (a bug is not hidden)."""
+    settings = Settings(database_url=database_url, storage_path=tmp_path)
+    client = await aiohttp_client(create_app(settings, [Service("t", None, None, _setup)]))
+    assert (await client.get("/api/v2/broken")).status == 503  # not known yet: not migrated?
+    assert (await client.get("/readyz")).status == 200  # the template database is migrated
+    assert (await client.get("/api/v2/broken")).status == 500

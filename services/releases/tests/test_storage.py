@@ -230,6 +230,29 @@ async def test_migrate_copies_every_blob_verified_and_resumable(
     assert resp.status == 200 and len(await resp.read()) == 3_000_000
 
 
+async def test_migrate_from_the_wrong_source_counts_the_referenced_blobs_missing(
+    settings: Settings, s3_server: S3Server, load: Any, capsys: Any, tmp_path: Any
+) -> None:
+    """The assets' blobs are in `settings.storage_path`; a migrate from another (empty) folder
+    copies nothing, and says so: every referenced blob counted missing, exit status 1."""
+    await load(publish_world())
+    referenced = await stored(FolderStorage(settings.storage_path))
+    assert referenced
+    env = {**s3_env(settings, s3_server), "STORAGE_PATH": str(tmp_path / "wrong-folder")}
+    target = s3_server.url()
+    status, out = await forge(["storage", "migrate", "--to", target], env, capsys)
+    assert status == 1
+    assert "0 blob(s) copied (0.0 MiB), 0 already at" in out
+    assert f"{len(referenced)} referenced by an asset but in neither store" in out
+    # once copied from the right folder, nothing is missing
+    env["STORAGE_PATH"] = str(settings.storage_path)
+    status, out = await forge(["storage", "migrate", "--to", target], env, capsys)
+    assert status == 0 and "0 referenced by an asset but in neither store" in out
+    env["STORAGE_PATH"] = str(tmp_path / "wrong-folder")  # now at the target: not missing
+    status, out = await forge(["storage", "migrate", "--to", target], env, capsys)
+    assert status == 0, out
+
+
 @pytest.mark.parametrize("url", ["ftp://x/y", "s3:///nobucket", "file://host/path"])
 async def test_storage_url_must_name_a_backend(url: str, capsys: Any) -> None:
     env = {"DATABASE_URL": "postgresql://127.0.0.1:1/x", "STORAGE_URL": url}

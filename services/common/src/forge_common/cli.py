@@ -208,7 +208,8 @@ def main(argv: Sequence[str] | None = None, env: dict[str, str] | None = None) -
         print(f"forge: {exc}", file=sys.stderr)
         return 1
     except WorldError as exc:
-        print(f"forge: {args.file}: nothing was loaded:", file=sys.stderr)
+        source = args.world if args.command == "dev" else args.file
+        print(f"forge: {source}: nothing was loaded:", file=sys.stderr)
         for problem in exc.problems:
             print(f"  {problem}", file=sys.stderr)
         return 1

@@ -64,11 +64,16 @@ def _not_a_reconnect_attempt(record: logging.LogRecord) -> bool:
 logging.getLogger("asyncpg.pool").addFilter(_not_a_reconnect_attempt)
 
 
+# The most connections one process's request pool opens: docs/deploy.md "PostgreSQL connections"
+# sums these over the recipe's replicas (tests-e2e/test_connection_budget.py).
+POOL_MAX_SIZE = 10
+
+
 async def create_pool(
     dsn: str,
     *,
     min_size: int = 1,
-    max_size: int = 10,
+    max_size: int = POOL_MAX_SIZE,
     server_settings: dict[str, str] | None = None,
 ) -> asyncpg.Pool:
     """`server_settings`: PostgreSQL settings of every connection of the pool (the event delivery

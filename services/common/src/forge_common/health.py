@@ -70,7 +70,8 @@ def unavailable(app: web.Application, exc: BaseException) -> DependencyDown | No
     None (a bug: the caller lets it be a 500)."""
     if is_database_down(exc):
         return database(app).failed(exc)
-    if is_schema_behind(exc):
+    # once the schema is known to be at the code's version, a missing relation is a bug: a 500
+    if is_schema_behind(exc) and not app[EXPECTED_SCHEMA].migrated:
         return schema(app).failed(exc, NOT_MIGRATED)
     return None
 

@@ -244,7 +244,9 @@ class Notifications:
         # No await between connecting and this: a cancelled start cannot leak the connection.
         self._conn, self._listened = conn, set()
         conn.add_termination_listener(lambda _conn: lost.set())
-        async with asyncio.timeout(self.options.connect_timeout):
+        # Under the lock like every statement: a subscribe() that finds self._conn set already
+        # may be LISTENing on it ("another operation is in progress" at `serve --all` start-up).
+        async with self._lock, asyncio.timeout(self.options.connect_timeout):
             await conn.add_listener(self.options.probe_channel, self._on_probe)
         await self._prove(conn)
         async with self._lock, asyncio.timeout(self.options.connect_timeout):

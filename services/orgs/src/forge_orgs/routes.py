@@ -11,8 +11,8 @@ from .accounts import settings as account_settings
 from .accounts import signin
 from .admin import handlers as org_admin
 from .groups import handlers as groups
+from .pages import create, pins_console
 from .pages import handlers as pages
-from .pages import pins_console
 from .pins import handlers as pins
 from .profile import handlers as profile
 
@@ -81,6 +81,11 @@ def add_routes(app: web.Application) -> None:
             web.get(CHANGE_PASSWORD_PATH, account_settings.must_change_form),
             web.post(CHANGE_PASSWORD_PATH, account_settings.must_change),
             web.get("/avatars/{name}", pages.avatar),
+            # Gitea's "New organization" and "New repository" (docs/accounts.md)
+            web.get(create.ORG_CREATE, create.org_form),
+            web.post(create.ORG_CREATE, create.create_org),
+            web.get(create.REPO_CREATE, create.repo_form),
+            web.post(create.REPO_CREATE, create.create_repo),
             # the organization owner's pins page (docs/console.md "Pins")
             web.get(f"/{{org:{ORG_SEGMENT}}}/settings/pins", pins_console.pins_page),
             web.post(f"/{{org:{ORG_SEGMENT}}}/settings/pins", pins_console.pins_post),

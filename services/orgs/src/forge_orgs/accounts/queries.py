@@ -45,3 +45,20 @@ async def set_password_hash(db: Queryable, user_id: int, password_hash: str) -> 
         user_id,
         password_hash,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class OwnedOrg:
+    id: int
+    name: str
+
+
+async def orgs_owned_by(db: Queryable, user_id: int) -> list[OwnedOrg]:
+    """The organizations a user owns, by name: where the "New repository" page offers to create
+    (a site admin may post any organization's id; the post checks as the API does)."""
+    rows = await db.fetch(
+        """SELECT a.id, a.name FROM core.org_members m JOIN core.accounts a ON a.id = m.org_id
+            WHERE m.user_id = $1 AND m.role = 'owner' ORDER BY lower(a.name)""",
+        user_id,
+    )
+    return [OwnedOrg(row["id"], row["name"]) for row in rows]

@@ -101,6 +101,10 @@ def _reading_context(
     return context
 
 
+# the sidecar's pool: its reader and its release cache (docs/deploy.md "PostgreSQL connections")
+POOL_SIZE = 2
+
+
 async def _healthz(request: web.Request) -> web.Response:
     """Alive while its reading loop is (a database outage does not make it unhealthy: it only
     waits, and restarting would not help)."""
@@ -113,7 +117,7 @@ def beside_nginx_app(settings: Settings, options: Options, reader: Reader) -> we
     """The common application (forge_common.app) without a service's routes, middleware, relay
     or metrics. Its pool opens no connection at start: a database down does not stop the reader
     from starting, and with it the nginx pod (nor from bounding the log meanwhile)."""
-    app = base_app(settings, pool_size=(0, 2))
+    app = base_app(settings, pool_size=(0, POOL_SIZE))
     app[OPTIONS] = options
     app[RELEASE_CACHE] = ReleaseCache(options.cache)
     app.cleanup_ctx.append(listener_context)

@@ -201,6 +201,12 @@ async def unreferenced_blobs(conn: Conn, digests: list[str]) -> list[str]:
     return [row["d"] for row in rows]
 
 
+async def referenced_blobs(db: Queryable) -> list[str]:
+    """Every digest an asset references (storage/migrate.py: what a complete copy must hold)."""
+    rows = await db.fetch("SELECT DISTINCT sha256 FROM releases.assets")
+    return [row["sha256"] for row in rows]
+
+
 async def blob_referenced(conn: Conn, sha256: str) -> bool:
     referenced: bool = await conn.fetchval(
         "SELECT EXISTS (SELECT 1 FROM releases.assets WHERE sha256 = $1)", sha256

@@ -4,13 +4,15 @@ Resumable: a blob already at the target is skipped (a blob reaches its address o
 complete, so being there means it was copied whole). Verified: the bytes are hashed on the way
 and written only when their SHA-256 is the blob's address; a mismatch is reported, never stored.
 Run it while the service keeps serving from the source; switch STORAGE_URL; run it again to copy
-what was uploaded meanwhile (docs/storage.md "Moving to S3").
+what was uploaded meanwhile (docs/storage.md "Moving to S3"). Complete: every blob an asset
+references that is neither in the source nor at the target is counted as missing (the wrong
+source folder or bucket, a blob lost), and the command then exits non-zero.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from .base import BlobMissing, Storage
@@ -24,6 +26,8 @@ class MigrateReport:
     copied_bytes: int = 0
     skipped: int = 0  # already at the target
     failed: list[str] = field(default_factory=list)  # digests whose bytes did not match
+    # referenced by an asset, yet in neither the source nor the target
+    missing: list[str] = field(default_factory=list)
 
 
 async def copy_blob(source: Storage, target: Storage, sha256: str) -> int | None:
@@ -44,10 +48,18 @@ async def copy_blob(source: Storage, target: Storage, sha256: str) -> int | None
 
 
 async def migrate(
-    source: Storage, target: Storage, progress: Callable[[str], None] | None = None
+    source: Storage,
+    target: Storage,
+    progress: Callable[[str], None] | None = None,
+    *,
+    referenced: Iterable[str] = (),
 ) -> MigrateReport:
+    """Copy what the source has; then count the `referenced` blobs (the assets' digests) that
+    are at neither end."""
     report = MigrateReport()
+    listed: set[str] = set()
     async for digest in source.digests():
+        listed.add(digest)
         if await target.exists(digest):
             report.skipped += 1
             continue
@@ -63,4 +75,7 @@ async def migrate(
         report.copied_bytes += size
         if progress is not None:
             progress(digest)
+    for digest in referenced:
+        if digest not in listed and not await target.exists(digest):
+            report.missing.append(digest)
     return report
