@@ -48,7 +48,9 @@ def _uptake(
 ) -> list[tuple[str, list[float]]]:
     """Per release, the share of each day's checks made by installs already running it (or
     newer), from the day it was published."""
+    # no checks at all in the window: a day of nothing each, not an empty list (a 500)
     daily = [sum(col) for col in zip(*running.values(), strict=True)] if running else []
+    daily = daily or [0] * len(buckets)
     lines = []
     for release in releases:
         version = parse_version(release.tag)
