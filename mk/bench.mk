@@ -59,7 +59,7 @@ $(VENV)/.py-spy: constraints.txt
 	@touch $@
 
 .PHONY: bench-micro-cache
-bench-micro-cache: install deploy-tools ## nginx micro-cache vs nginx serving the same bytes statically (>= 0.7)
+bench-micro-cache: install deploy-tools ## nginx micro-cache vs nginx serving the same bytes statically (>= 0.7), p99 vs the service alone, service requests a second (<= 1)
 	$(PY) bench/proxy/micro_cache.py $(BENCH_MICRO_CACHE_ARGS)
 
 .PHONY: bench-insights

@@ -7,11 +7,17 @@ from __future__ import annotations
 
 import json
 import random
+import re
+import socket
+import threading
 import time
 import uuid
+from collections import Counter
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from forge_testing.waiting import until
 
 if TYPE_CHECKING:
     from conftest import Stack
@@ -141,3 +147,97 @@ def test_a_publish_shows_within_one_second(stack: Stack) -> None:
                     break
                 assert asked < 1.0, f"{path} still without {tag} when asked {asked:.3f} s after"
                 time.sleep(0.01)
+
+
+# one line of the access log of the micro-cache's locations (log_format forge): when it ended (to
+# the second), its address, and `urt`, "-" for an answer nginx gave from its cache
+_LINE = re.compile(
+    r'\[(?P<second>[^\]]+)\] "GET (?P<uri>\S+) [^"]*" \d+ \d+ rt=\S+ urt=(?P<urt>\S+)'
+)
+
+
+def _logged(stack: Stack, uri: str) -> list[tuple[str, bool]]:
+    """(second, reached the service) of each request for `uri` in nginx's access log."""
+    log: Path = next(p.access_log for p in stack.processes if p.access_log)
+    found = []
+    for line in log.read_text().splitlines():
+        match = _LINE.search(line)
+        if match is not None and match["uri"] == uri:
+            found.append((match["second"], match["urt"] != "-"))
+    return found
+
+
+def _reaching_the_service(stack: Stack, uri: str, sent: int) -> Counter[str]:
+    """Per second, the requests for `uri` nginx passed to the service, once all `sent` are
+    logged (nginx writes its log every second)."""
+    until(lambda: len(_logged(stack, uri)) >= sent, 10, f"{sent} requests logged")
+    return Counter(second for second, reached in _logged(stack, uri) if reached)
+
+
+def _burst(stack: Stack, uri: str, clients: int, seconds: float) -> tuple[int, float]:
+    """`clients` threads asking for `uri` back to back for `seconds`: requests made, slowest."""
+    made, slowest, lock = [0], [0.0], threading.Lock()
+    start = threading.Barrier(clients)
+
+    def client() -> None:
+        start.wait()
+        end = time.monotonic() + seconds
+        while True:
+            began = time.monotonic()
+            assert stack.get(uri).status in (200, 204)  # 204 after the publish test above
+            took = time.monotonic() - began
+            with lock:
+                made[0] += 1
+                slowest[0] = max(slowest[0], took)
+            if began + took >= end:
+                return
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return made[0], slowest[0]
+
+
+def test_one_request_a_second_reaches_the_service_whatever_the_concurrency(stack: Stack) -> None:
+    """When an address's answer expires, the next request fetches the new one and the requests
+    arriving meanwhile are answered with the expired one (`proxy_cache_use_stale updating`)
+    instead of all going to the service too."""
+    uri = f"{UPDATE}&n={uuid.uuid4().hex}"
+    assert stack.get(uri).status in (200, 204)  # filled: the burst starts from a kept answer
+    made, _ = _burst(stack, uri, clients=16, seconds=3.5)
+    per_second = _reaching_the_service(stack, uri, made + 1)
+    assert per_second and max(per_second.values()) == 1, per_second
+
+
+def _together(stack: Stack, uri: str, clients: int) -> list[float]:
+    """`clients` connections each sending a request for `uri` at the same moment (one thread
+    writes them all, connected beforehand): the seconds until each answer was complete."""
+    request = f"GET {uri} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode()
+    connections = [
+        socket.create_connection(("127.0.0.1", stack.nginx_port)) for _ in range(clients)
+    ]
+    began = time.monotonic()
+    for connection in connections:
+        connection.sendall(request)
+    took = []
+    for connection in connections:
+        with connection:
+            answer = b""
+            while chunk := connection.recv(65536):
+                answer += chunk
+        took.append(time.monotonic() - began)
+        assert answer.startswith((b"HTTP/1.1 200", b"HTTP/1.1 204")), answer[:100]
+    return took
+
+
+def test_no_stall_after_a_quiet_spell(stack: Stack) -> None:
+    """An address nobody asked for since its answer expired (here 12 s, longer than the old
+    `inactive=10s`) is filled by one request while the others, sent at the same moment, wait 50 ms
+    at most, not nginx's 500 ms lock check (docs/operations.md "Micro-cache")."""
+    uri = f"{UPDATE}&n={uuid.uuid4().hex}"
+    assert stack.get(uri).status in (200, 204)
+    time.sleep(12)  # the quiet spell itself, not a wait for something to happen
+    took = _together(stack, uri, clients=16)
+    assert max(took) < 0.3, took

@@ -72,7 +72,7 @@ def test_the_repository_page_offers_what_an_updater_is_offered(stack: Stack, bro
     assert "v1.1.0" in latest and "latest-build" not in page.locator("main").inner_text()
     page.goto(f"{stack.base_url}acme/app/releases")
     badged = page.locator("article:has(.badge:text-is('Latest')) h2").all_inner_texts()
-    assert [title.split()[0] for title in badged] == ["v1.1.0"]
+    assert len(badged) == 1 and badged[0].startswith("v1.1.0"), badged
     page.context.close()
 
 

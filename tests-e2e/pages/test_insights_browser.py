@@ -48,10 +48,14 @@ CHECKS = {
 OWNER = {"Authorization": f"token {TOKEN}"}
 
 
-# every visible text of the charts: its font size times the SVG's scale on the screen
+# every visible text of the charts: its font size times the SVG's scale on the screen (the
+# length of the transform's first column: a rotated label is as large as a level one)
 _TEXT_SIZES = """() => [...document.querySelectorAll('svg[role=img] text')]
   .filter(t => t.getClientRects().length > 0 && t.textContent.trim() !== '')
-  .map(t => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)"""
+  .map(t => [parseFloat(getComputedStyle(t).fontSize)
+               * Math.hypot(t.getScreenCTM().a, t.getScreenCTM().b),  // rotated labels too
+             (t.parentNode.getAttribute('class') || '') + ' ' + (t.getAttribute('class') || '')
+             + ': ' + t.textContent.trim().slice(0, 20)])"""
 
 
 def _counted(stack: Stack) -> dict[str, int]:
@@ -96,7 +100,7 @@ def test_insights_page_table_and_accessibility(stack: Stack, browser: Any) -> No
         assert scroll <= width, (width, scroll)
         if width <= 600:  # a phone: the chart's own text as drawn on the screen, in CSS px
             drawn = page.evaluate(_TEXT_SIZES)
-            assert drawn and min(drawn) >= 10, (width, sorted(drawn)[:5])
+            assert drawn and min(size for size, _ in drawn) >= 10, (width, sorted(drawn)[:5])
         problems += [f"@{width}: {v}" for v in _axe_violations(page)]
         context.close()
         assert errors == [], errors

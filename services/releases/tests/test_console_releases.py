@@ -251,7 +251,7 @@ async def test_pull_back_to_draft_says_who_stops_seeing_it_and_they_do(writer: A
     status, confirm = await browser.get(f"{EDIT}/v2.0.0/unpublish")
     assert status == 200
     assert "electron-updater (Linux AppImage)" in confirm and "Squirrel.Mac" in confirm
-    assert "offered <strong>v1.0.0</strong> instead" in confirm
+    assert "offered <strong>v1.0.0</strong> instead. Installs that already" in confirm
     reply = await browser.submit(f"{EDIT}/v2.0.0/unpublish", {}, page=confirm)
     assert reply.status == 303
     assert await offered(client) == "v1.0.0"

@@ -245,3 +245,15 @@ async def test_sizes_are_in_one_unit_system_on_pages_and_in_the_console(
         _, console = await browser.get("/owner/pub/releases/edit/v1.0.0")
     assert "21.3 MiB" in console and " MB" not in console and " GB" not in console
     assert re.search(r"up to \d+\.\d [KMG]iB", console), console
+
+
+async def test_the_linked_insights_open_for_a_signed_in_publisher(
+    make_client: Any, load: Any, db: Any, settings: Any
+) -> None:
+    """The page the repository page now links, before anything was counted: every chart empty,
+    not a 500 (the uptake chart divided by the checks of days it had none of)."""
+    await load(publish_world())
+    client = await make_client()
+    async with await signed_in(client, db, settings, "writer") as browser:
+        status, html = await browser.get("/owner/pub/insights")
+    assert status == 200 and "<h1>Insights</h1>" in html, html[:500]

@@ -65,6 +65,9 @@ _NARROW_STYLE = Style(
     major_label_font_size=13,
     legend_font_size=13,
     title_font_size=15,
+    value_font_size=13,
+    value_label_font_size=13,
+    tooltip_font_size=13,
     no_data_font_size=15,
 )
 _NARROW: dict[str, Any] = {
