@@ -67,11 +67,19 @@ fmt: install ## Format the code
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-pytest: install ## Run every test (no lint)
-	$(BIN)/pytest -q $(PYTEST_ARGS)
+# pytest runs in worker processes (pytest-xdist), each test file in one worker (its module-scoped
+# stacks start once): most tests wait on processes, PostgreSQL and sockets more than they compute,
+# so more workers than the 2 cores pay (README.md "Tests"). PYTEST_WORKERS=0 runs in one process.
+PYTEST_WORKERS ?= 4
+PYTEST_PARALLEL := $(if $(filter 0,$(PYTEST_WORKERS)),-p no:xdist,-n $(PYTEST_WORKERS) --dist loadfile)
 
+pytest: install ## Run every test (no lint), in PYTEST_WORKERS processes (4; 0: one process)
+	$(BIN)/pytest -q $(PYTEST_PARALLEL) $(PYTEST_ARGS)
+
+# The smoke runs of TEST_ALONGSIDE (bench-smoke, fuzz-smoke) run beside pytest: they too mostly
+# wait. --output-sync prints each one's output whole when it ends, pytest's summary line included.
 test: install lint $(TEST_PREREQUISITES) ## Lint, check the contract, run every test
-	$(BIN)/pytest -q $(PYTEST_ARGS)
+	@$(MAKE) --no-print-directory -j --output-sync=target pytest $(TEST_ALONGSIDE)
 
 reset: ## Remove .data only: the make-run database and assets (the next make run loads the demo again)
 	rm -rf .data

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from forge_common.embedded_pg import free_port
 from forge_common.event_signature import sign
 from forge_testing.loopback import raw, read_reply
+from forge_testing.ports import free_port
 from forge_testing.processes import wait_until_ready
 
 if TYPE_CHECKING:

@@ -16,9 +16,9 @@ import pytest
 from aiohttp.test_utils import TestServer
 from forge_common.app import create_app
 from forge_common.config import Settings
-from forge_common.embedded_pg import free_port
 from forge_common.keys import NOTIFICATIONS
 from forge_common.notifications import APPLICATION_NAME, NotificationOptions, Notifications
+from forge_testing.ports import free_port
 from forge_testing.waiting import eventually
 
 FAST = NotificationOptions(

@@ -22,9 +22,9 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 from forge_common.cli import build_parser
 from forge_common.config import Settings
-from forge_common.embedded_pg import free_port
 from forge_common.service import installed_services
 from forge_releases.service import create_app
+from forge_testing.ports import free_port
 
 from .publish_support import TOKENS, api, forge_release, outbox, publish_world
 
