@@ -69,12 +69,18 @@ fmt: install ## Format the code
 
 # pytest runs in worker processes (pytest-xdist), each test file in one worker (its module-scoped
 # stacks start once): most tests wait on processes, PostgreSQL and sockets more than they compute,
-# so more workers than the 2 cores pay (README.md "Tests"). PYTEST_WORKERS=0 runs in one process.
+# so more workers than the 2 cores pay (README.md "Tests"). The tests marked `alone` hold a time
+# bound, so they run afterwards in one process, with no other test beside them (pytest's exit
+# status 5: none selected). PYTEST_WORKERS=0 runs everything in one process.
 PYTEST_WORKERS ?= 4
-PYTEST_PARALLEL := $(if $(filter 0,$(PYTEST_WORKERS)),-p no:xdist,-n $(PYTEST_WORKERS) --dist loadfile)
 
 pytest: install ## Run every test (no lint), in PYTEST_WORKERS processes (4; 0: one process)
-	$(BIN)/pytest -q $(PYTEST_PARALLEL) $(PYTEST_ARGS)
+ifeq ($(PYTEST_WORKERS),0)
+	$(BIN)/pytest -q -p no:xdist $(PYTEST_ARGS)
+else
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadfile -m "not alone" $(PYTEST_ARGS)
+	$(BIN)/pytest -q -p no:xdist -m alone $(PYTEST_ARGS) || test $$? -eq 5
+endif
 
 # The smoke runs of TEST_ALONGSIDE (bench-smoke, fuzz-smoke) run beside pytest: they too mostly
 # wait. --output-sync prints each one's output whole when it ends, pytest's summary line included.

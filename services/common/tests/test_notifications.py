@@ -138,6 +138,7 @@ class Deaf(Notifications):
             await super()._send_probe(conn, payload)
 
 
+@pytest.mark.alone  # measures time: run after the parallel tests
 async def test_an_unanswered_probe_turns_listening_off_until_a_new_connection_answers(
     database_url: str, db: Any
 ) -> None:
@@ -159,6 +160,7 @@ async def test_an_unanswered_probe_turns_listening_off_until_a_new_connection_an
         assert await sessions(db) == 1
 
 
+@pytest.mark.alone  # measures time: run after the parallel tests
 async def test_an_unreachable_database_is_retried_with_backoff_and_stop_is_prompt(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -176,6 +178,7 @@ async def test_an_unreachable_database_is_retried_with_backoff_and_stop_is_promp
     assert heard.states == []
 
 
+@pytest.mark.alone  # measures time: run after the parallel tests
 async def test_stop_closes_the_connection_promptly(database_url: str, db: Any) -> None:
     notifications = Notifications(database_url, FAST)
     async with listening(notifications) as heard:
