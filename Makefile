@@ -69,11 +69,25 @@ fmt: install ## Format the code
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-pytest: install ## Run every test (no lint)
-	$(BIN)/pytest -q $(PYTEST_ARGS)
+# pytest runs in worker processes (pytest-xdist), each test file in one worker (its module-scoped
+# stacks start once): most tests wait on processes, PostgreSQL and sockets more than they compute,
+# so more workers than the 2 cores pay (README.md "Tests"). The tests marked `alone` hold a time
+# bound, so they run afterwards in one process, with no other test beside them (pytest's exit
+# status 5: none selected). PYTEST_WORKERS=0 runs everything in one process.
+PYTEST_WORKERS ?= 4
 
+pytest: install ## Run every test (no lint), in PYTEST_WORKERS processes (4; 0: one process)
+ifeq ($(PYTEST_WORKERS),0)
+	$(BIN)/pytest -q -p no:xdist $(PYTEST_ARGS)
+else
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadfile -m "not alone" $(PYTEST_ARGS)
+	$(BIN)/pytest -q -p no:xdist -m alone $(PYTEST_ARGS) || test $$? -eq 5
+endif
+
+# The smoke runs of TEST_ALONGSIDE (bench-smoke, fuzz-smoke) run beside pytest: they too mostly
+# wait. --output-sync prints each one's output whole when it ends, pytest's summary line included.
 test: install lint $(TEST_PREREQUISITES) ## Lint, check the contract, run every test
-	$(BIN)/pytest -q $(PYTEST_ARGS)
+	@$(MAKE) --no-print-directory -j --output-sync=target pytest $(TEST_ALONGSIDE)
 
 reset: ## Remove .data only: the make-run database and assets (the next make run loads the demo again)
 	rm -rf .data

@@ -5,7 +5,7 @@
 # `make test` runs every benchmark's --smoke mode (the real code path, tiny sizes, 1 s wrk runs),
 # so a benchmark that stops working fails the build. deploy-tools (mk/deploy.mk) installs wrk and
 # nginx first; a smoke run fails, with the command to run, where they are missing.
-TEST_PREREQUISITES += bench-smoke
+TEST_ALONGSIDE += bench-smoke
 
 .PHONY: bench-smoke bench-releases bench-orgs bench-events bench-grpc-ceiling bench-update-keys bench-downloads bench-upload-s3 bench-feeds bench-insights
 

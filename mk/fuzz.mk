@@ -9,7 +9,7 @@ FUZZ_VENV := .venv-fuzz
 FUZZ_STAMP := $(FUZZ_VENV)/.installed
 
 # `make test` runs the smoke run (about a minute of fuzzing in all).
-TEST_PREREQUISITES += fuzz-smoke
+TEST_ALONGSIDE += fuzz-smoke
 
 .PHONY: fuzz-tools fuzz-smoke fuzz
 

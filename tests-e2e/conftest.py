@@ -25,17 +25,20 @@ from typing import Any
 import asyncpg
 import pytest
 from forge_common.db import connect
-from forge_common.embedded_pg import EmbeddedPostgres, free_port
+from forge_common.embedded_pg import EmbeddedPostgres
 from forge_common.migrations import migrate
 from forge_common.service import all_migrations, installed_services
 from forge_testing.loopback import Response, answers, request
 from forge_testing.nginx import find_nginx, load_renderer
 from forge_testing.plugin import TEMPLATE, run_sync, with_database
+from forge_testing.ports import free_port
 from forge_testing.processes import forge_env, load_world
 from forge_testing.waiting import until
 
 ROOT = Path(__file__).resolve().parent.parent
-START_TIMEOUT = 20.0  # seconds for one process to become ready
+# Seconds one process may take to become ready: a bound, never waited once it is ready. Four test
+# workers starting stacks on a busy 2-core machine have needed more than 60.
+START_TIMEOUT = 120.0
 STOP_TIMEOUT = 5.0
 EVENTS_SECRET = "e2e-events-secret"
 
@@ -271,7 +274,7 @@ def own_cluster() -> Iterator[EmbeddedPostgres]:
     """A migrated PostgreSQL cluster of the module's own, which its tests may stop and restart
     without breaking the session's."""
     folder = Path(tempfile.mkdtemp(prefix="forge-e2e-cluster-"))
-    server = EmbeddedPostgres(folder, durable=False)
+    server = EmbeddedPostgres(folder, durable=False, port=free_port())
     url = server.start()
 
     async def migrated() -> None:

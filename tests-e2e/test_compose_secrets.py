@@ -22,8 +22,9 @@ from urllib.parse import unquote, urlsplit
 import asyncpg
 import pytest
 import yaml
-from forge_common.embedded_pg import find_bindir, free_port
+from forge_common.embedded_pg import find_bindir
 from forge_testing.plugin import query, run_sync
+from forge_testing.ports import free_port
 from forge_testing.processes import NotReady, stop_process, wait_until_ready
 
 pytestmark = pytest.mark.e2e

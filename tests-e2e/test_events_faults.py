@@ -31,8 +31,8 @@ from typing import Any
 
 import asyncpg
 import pytest
-from forge_common.embedded_pg import free_port
 from forge_testing.loopback import answers, request
+from forge_testing.ports import free_port
 from forge_testing.processes import forge_env, load_world
 from forge_testing.waiting import until
 

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from forge_common.embedded_pg import free_port
 from forge_common.event_signature import sign
 from forge_testing.loopback import raw, read_reply
+from forge_testing.ports import free_port
 from forge_testing.processes import wait_until_ready
 
 if TYPE_CHECKING:
@@ -247,6 +247,7 @@ def _stalled_head(line: str) -> bytes:
 
 
 @pytest.mark.parametrize(("service", "line"), STALLED)
+@pytest.mark.alone  # measures time: run after the parallel tests
 def test_a_body_stalled_after_its_headers_is_408_within_the_deadline(
     stack: Stack, service: str, line: str
 ) -> None:
@@ -269,6 +270,7 @@ def _latencies(stack: Stack, count: int) -> list[float]:
     return spent
 
 
+@pytest.mark.alone  # measures time: run after the parallel tests
 def test_hundreds_of_stalled_bodies_leave_normal_requests_their_latency(stack: Stack) -> None:
     """300 clients stall after their headers; ordinary requests meanwhile answer about as fast as
     before (relative to a baseline measured here, so a loaded machine does not fail it), and

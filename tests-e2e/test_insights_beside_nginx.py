@@ -18,9 +18,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from forge_common.embedded_pg import free_port
 from forge_testing.loopback import answers, request
 from forge_testing.plugin import query, run_sync
+from forge_testing.ports import free_port
 from forge_testing.processes import (
     forge_env,
     forge_load,

@@ -15,8 +15,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from forge_common.embedded_pg import free_port
 from forge_testing.loopback import request
+from forge_testing.ports import free_port
 from forge_testing.processes import load_world, start_forge_service, wait_until_ready
 from forge_testing.waiting import until
 from prometheus_client.parser import text_string_to_metric_families

@@ -125,6 +125,7 @@ def _kept(stack: Stack, path: str) -> None:
         assert time.monotonic() < deadline, f"{path} is not answered from the cache"
 
 
+@pytest.mark.alone  # measures time: run after the parallel tests
 def test_a_publish_shows_within_one_second(stack: Stack) -> None:
     """Publishes at random offsets within nginx's whole seconds: no request that starts 1 s or more
     after a publish was answered still gets the list or the latest release without it. (The

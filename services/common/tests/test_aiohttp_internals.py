@@ -12,11 +12,13 @@ serving.py, then update the pinned facts here.
 
 from __future__ import annotations
 
+import ast
 import inspect
 from importlib.metadata import version
 
 import aiohttp
-from aiohttp import web, web_protocol, web_runner, web_server, web_urldispatcher
+from aiohttp import base_protocol, web, web_protocol, web_runner, web_server, web_urldispatcher
+from forge_common import serving
 
 # The version the facts below were read from: a new one must be reviewed, not assumed alike.
 PINNED = "3.14.5"
@@ -37,6 +39,56 @@ def test_connection_handler_state_serving_reads_and_sets() -> None:
     source = inspect.getsource(web_protocol.RequestHandler.data_received)
     assert "if self._force_close or self._close:" in source  # what the flip works around
     assert "self._request_count += 1" in source
+
+
+# Every private attribute of aiohttp's connection handler serving.py reads or sets, with why.
+HANDLER_PRIVATES = {
+    "_close": "_receive flips it to keep receiving a body while the server stops",
+    "_force_close": "_receive leaves a connection closed by force alone",
+    "_request_in_progress": "`busy`, and whether a head's deadline applies",
+    "_request_count": "a whole request head arrived (data_received, handle_error)",
+    "_messages": "requests parsed and queued, not yet handled (a head that did arrive)",
+    "_loop": "the head deadline's timer (data_received)",
+}
+
+
+def _private_reads_of_forge_request_handler() -> set[str]:
+    """`self._x` in ForgeRequestHandler's source that it does not define itself."""
+    tree = ast.parse(inspect.getsource(serving.ForgeRequestHandler))
+    handler = serving.ForgeRequestHandler
+    own = set(handler.__slots__) | {
+        name for name in vars(handler) if name.startswith("_") and not name.startswith("__")
+    }
+    return {
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+        and node.attr.startswith("_")
+        and not node.attr.startswith("__")
+        and node.attr not in own
+    }
+
+
+def test_every_private_attribute_serving_reads_is_pinned() -> None:
+    """The list above is every private attribute serving.py's connection handler touches (a new
+    one must be added here, with its reason), and each is still a slot of aiohttp's classes."""
+    assert _private_reads_of_forge_request_handler() == set(HANDLER_PRIVATES)
+    slots = set(web_protocol.RequestHandler.__slots__) | set(base_protocol.BaseProtocol.__slots__)
+    assert set(HANDLER_PRIVATES) <= slots
+
+
+def test_queued_requests_are_in_messages() -> None:
+    """`_messages` holds the requests parsed but not yet handled: data_received appends each
+    head it completes (while one is handled, or when pipelined) and the handler loop takes them
+    in order; the head deadline treats a connection with one queued as having sent its head."""
+    receive = inspect.getsource(web_protocol.RequestHandler.data_received)
+    assert "self._messages.append((msg, payload))" in receive
+    start = inspect.getsource(web_protocol.RequestHandler.start)
+    assert "message, payload = self._messages.popleft()" in start
+    init = inspect.getsource(base_protocol.BaseProtocol.__init__)
+    assert "self._loop: asyncio.AbstractEventLoop = loop" in init
 
 
 def test_connection_handler_methods_serving_overrides() -> None:

@@ -9,7 +9,7 @@ import socket
 import sys
 from pathlib import Path
 
-from forge_common.embedded_pg import free_port
+from forge_testing.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[3]
 FORGE = str(Path(sys.executable).parent / "forge")

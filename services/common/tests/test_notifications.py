@@ -16,9 +16,9 @@ import pytest
 from aiohttp.test_utils import TestServer
 from forge_common.app import create_app
 from forge_common.config import Settings
-from forge_common.embedded_pg import free_port
 from forge_common.keys import NOTIFICATIONS
 from forge_common.notifications import APPLICATION_NAME, NotificationOptions, Notifications
+from forge_testing.ports import free_port
 from forge_testing.waiting import eventually
 
 FAST = NotificationOptions(
@@ -179,6 +179,7 @@ class Deaf(Notifications):
             await super()._send_probe(conn, payload)
 
 
+@pytest.mark.alone  # measures time: run after the parallel tests
 async def test_an_unanswered_probe_turns_listening_off_until_a_new_connection_answers(
     database_url: str, db: Any
 ) -> None:
@@ -200,6 +201,7 @@ async def test_an_unanswered_probe_turns_listening_off_until_a_new_connection_an
         assert await sessions(db) == 1
 
 
+@pytest.mark.alone  # measures time: run after the parallel tests
 async def test_an_unreachable_database_is_retried_with_backoff_and_stop_is_prompt(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
@@ -217,6 +219,7 @@ async def test_an_unreachable_database_is_retried_with_backoff_and_stop_is_promp
     assert heard.states == []
 
 
+@pytest.mark.alone  # measures time: run after the parallel tests
 async def test_stop_closes_the_connection_promptly(database_url: str, db: Any) -> None:
     notifications = Notifications(database_url, FAST)
     async with listening(notifications) as heard:

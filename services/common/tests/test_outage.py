@@ -21,6 +21,7 @@ from forge_common.migrations import discover, migrate
 from forge_common.outage import DependencyDown, dependency, is_database_down
 from forge_common.render import json_response
 from forge_common.service import Service
+from forge_testing.ports import free_port
 from forge_testing.waiting import eventually
 
 pytestmark = pytest.mark.skipif(find_bindir() is None, reason="no PostgreSQL binaries here")
@@ -47,7 +48,7 @@ def setup(app: web.Application, settings: object) -> None:
 @pytest.fixture
 async def cluster():
     folder = Path(tempfile.mkdtemp(prefix="forge-outage-"))
-    server = EmbeddedPostgres(folder, durable=False)
+    server = EmbeddedPostgres(folder, durable=False, port=free_port())
     url = server.start()
     conn = await connect(url)
     try:

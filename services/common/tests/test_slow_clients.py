@@ -59,6 +59,7 @@ async def _connect(server: TestServer) -> tuple[asyncio.StreamReader, asyncio.St
     return await asyncio.open_connection(server.host, server.port)
 
 
+@pytest.mark.alone  # measures time: run after the parallel tests
 async def test_a_request_head_that_trickles_in_is_cut(server, caplog):
     caplog.set_level(logging.INFO)
     reader, writer = await _connect(server)

@@ -18,12 +18,12 @@ from typing import Any
 
 import grpc
 import pytest
-from forge_common.embedded_pg import free_port
 from forge_gateway.keys import PLUGIN_MANAGER
 from forge_gateway.options import BreakerOptions, DeliveryOptions, Options
 from forge_gateway.plugins.plugin import ManagedPlugin
 from forge_gateway.service import create_app
 from forge_testing.plugin import SharedWorld, WorldDatabases
+from forge_testing.ports import free_port
 from forge_testing.waiting import eventually
 from google.protobuf.message import Message
 from plugin.v1 import plugin_pb2

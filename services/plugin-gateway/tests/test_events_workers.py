@@ -9,6 +9,7 @@ import uuid
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from forge_gateway.events import delivery, queries
 from forge_gateway.keys import DELIVERY_WORKER
 from forge_testing.plans import explained, explained_as_prepared, rows_read
@@ -108,6 +109,7 @@ async def test_a_call_longer_than_the_lease_keeps_it_through_heartbeats(
     assert fake.calls["OnEvent"] == 1
 
 
+@pytest.mark.alone  # measures time: run after the parallel tests
 async def test_a_graceful_stop_records_the_interrupted_call_and_leaves_no_lease(
     fresh: Any, fakes: Any, helpers: Any, db: Any
 ) -> None:

@@ -366,6 +366,7 @@ async def test_missing_handle_http_rpc_is_502(gateway: Any, fakes: Any, helpers:
     assert "UNIMPLEMENTED" not in await response.text()
 
 
+@pytest.mark.alone  # measures time: run after the parallel tests
 async def test_slow_plugin_is_504_at_the_deadline(gateway: Any, fakes: Any, helpers: Any) -> None:
     fake = helpers.FakePlugin("slow", routes=[("GET", "/x")])
     fake.delay = 2.0

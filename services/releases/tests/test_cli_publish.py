@@ -24,9 +24,9 @@ from forge_common import tokens
 from forge_common.admin.users import user_by_name
 from forge_common.cli import build_parser
 from forge_common.config import Settings
-from forge_common.embedded_pg import free_port
 from forge_common.service import installed_services
 from forge_releases.service import create_app
+from forge_testing.ports import free_port
 
 from .publish_support import TOKENS, api, forge_release, outbox, publish_world
 

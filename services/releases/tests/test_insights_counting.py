@@ -138,6 +138,7 @@ async def test_two_replicas_add_up(
     assert await total(db, "insights_hourly") == 16
 
 
+@pytest.mark.alone  # measures time: run after the parallel tests
 async def test_counts_reach_the_database_within_the_flush_interval_without_shutdown(
     settings: Settings, aiohttp_client: Any, load: Any, db: Any
 ) -> None:

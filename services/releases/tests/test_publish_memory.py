@@ -15,7 +15,7 @@ from typing import Any
 import aiohttp
 import pytest
 from forge_common.config import Settings
-from forge_common.embedded_pg import free_port
+from forge_testing.ports import free_port
 from forge_testing.processes import wait_until_ready
 
 from .publish_support import TOKENS, api, publish_world

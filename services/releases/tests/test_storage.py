@@ -17,13 +17,13 @@ import pytest
 from forge_common.cli import main
 from forge_common.config import S3Settings, Settings
 from forge_common.db import connect
-from forge_common.embedded_pg import free_port
 from forge_common.keys import DB_POOL
 from forge_releases.publish.queries import lock_blobs
 from forge_releases.service import create_app
 from forge_releases.storage import FolderStorage, S3Storage, Storage, open_storage
 from forge_releases.storage.s3 import PART_SIZE, S3Location
 from forge_releases.storage.sweep import sweep
+from forge_testing.ports import free_port
 from forge_testing.s3 import S3Server
 
 from .publish_support import api, auth, publish_world

@@ -17,8 +17,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 
-from forge_common.embedded_pg import free_port
-
+from .ports import free_port
 from .processes import stop_process
 
 # services/testing/src/forge_testing/nginx.py -> the repository

@@ -2,6 +2,10 @@
 migrated template database, and a fresh database cloned from it for each test (fast clean state).
 
 Set TEST_DATABASE_URL to use an existing server instead (its user must be able to create databases).
+
+Under pytest-xdist (`make test`) each worker is a process with a session of its own: its own
+cluster on a port of its block (ports.py) and its own template, named after the worker, so workers
+sharing a TEST_DATABASE_URL server never drop or clone each other's template.
 """
 
 from __future__ import annotations
@@ -29,8 +33,10 @@ from forge_common.migrations import migrate
 from forge_common.service import WorldIds, all_migrations, installed_services
 from forge_common.world import load_world
 
+from .ports import free_port, worker_name
+
 T = TypeVar("T")
-TEMPLATE = "forge_template"
+TEMPLATE = f"forge_template_{worker_name()}"
 _counter = itertools.count()
 
 
@@ -80,7 +86,7 @@ def pg_server_url() -> Iterator[str]:
         return
     folder = Path(tempfile.mkdtemp(prefix="forge-test-pg-"))
     # throwaway data: no fsync, no full-page writes (forge dev keeps them on: durable=True)
-    server = EmbeddedPostgres(folder, database="postgres", durable=False)
+    server = EmbeddedPostgres(folder, database="postgres", durable=False, port=free_port())
     try:
         yield server.start()
     finally:

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import IO, Any
 
 import aiohttp
-from forge_common.embedded_pg import free_port
+
+from .ports import free_port
 
 
 def forge_env(
@@ -87,7 +88,7 @@ class NotReady(RuntimeError):
 
 
 async def wait_until_ready(
-    url: str, *, exit_code: Callable[[], int | None] | None = None, within: float = 30.0
+    url: str, *, exit_code: Callable[[], int | None] | None = None, within: float = 120.0
 ) -> None:
     """Poll `url` (e.g. `.../readyz`) until it answers 200; fail early when `exit_code()` says the
     process is gone."""

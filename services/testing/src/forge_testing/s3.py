@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from aiobotocore.session import get_session
 from forge_common.config import S3Settings
-from forge_common.embedded_pg import free_port
 
+from .ports import free_port
 from .processes import stop_process
 
 DEFAULT_BUCKET = "forge-test"

@@ -58,45 +58,47 @@ async def plugin_route(request: web.Request) -> web.Response:
         body,
         proxy.query_params(request.query),
     )
-    try:
-        reply = await plugin.call("HandleHTTP", message, plugin_pb2.HTTPResponse)
-    except PluginUnavailable as error:
-        raise PluginNotReady(error.retry_after) from None
-    except PluginDeadline as error:
-        log.warning(
-            "plugin %s: HandleHTTP %s %s: %s", plugin.name, request.method, path, error.detail
-        )
-        raise GatewayTimeout() from None
-    except PluginCallError as error:
-        log.warning(
-            "plugin %s: HandleHTTP %s %s: %s", plugin.name, request.method, path, error.detail
-        )
-        raise BadGateway() from None
-    if not proxy.valid_status(reply.status_code):
-        log.warning(
-            "plugin %s answered %s %s with status %d",
-            plugin.name,
-            request.method,
-            path,
-            reply.status_code,
-        )
-        raise BadGateway()
-    if len(reply.body) > cap:
-        log.warning(
-            "plugin %s answered %s %s with %d bytes (cap %d)",
-            plugin.name,
-            request.method,
-            path,
-            len(reply.body),
-            cap,
-        )
-        raise BadGateway()
+    reply = await _handle_http(plugin, request.method, path, message, cap)
     status = reply.status_code
     return web.Response(
         status=status,
         body=None if status in _NO_BODY_STATUSES else reply.body,
         headers=proxy.outbound_headers(reply.headers),
     )
+
+
+async def _handle_http(
+    plugin: ManagedPlugin, method: str, path: str, message: plugin_pb2.HTTPRequest, cap: int
+) -> plugin_pb2.HTTPResponse:
+    """The plugin's HandleHTTP answer, or the error a caller gets instead: 503 while it is not
+    ready, 504 past its deadline, 502 for a failed call, a status HTTP has not or a body over
+    `cap` bytes (each logged with the plugin's name, never the request's content)."""
+    try:
+        reply = await plugin.call("HandleHTTP", message, plugin_pb2.HTTPResponse)
+    except PluginUnavailable as error:
+        raise PluginNotReady(error.retry_after) from None
+    except PluginDeadline as error:
+        log.warning("plugin %s: HandleHTTP %s %s: %s", plugin.name, method, path, error.detail)
+        raise GatewayTimeout() from None
+    except PluginCallError as error:
+        log.warning("plugin %s: HandleHTTP %s %s: %s", plugin.name, method, path, error.detail)
+        raise BadGateway() from None
+    if not proxy.valid_status(reply.status_code):
+        log.warning(
+            "plugin %s answered %s %s with status %d", plugin.name, method, path, reply.status_code
+        )
+        raise BadGateway()
+    if len(reply.body) > cap:
+        log.warning(
+            "plugin %s answered %s %s with %d bytes (cap %d)",
+            plugin.name,
+            method,
+            path,
+            len(reply.body),
+            cap,
+        )
+        raise BadGateway()
+    return reply
 
 
 async def admin_plugins(request: web.Request) -> web.Response:

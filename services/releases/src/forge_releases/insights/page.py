@@ -96,11 +96,32 @@ async def _charts(
         )
         for by in ("version", "offered", "platform", "arch", "file")
     }
-    buckets = read["version"]["buckets"]
     candidates = await repo_releases(app, repo_id)
     followed = list(candidates.everything[:RELEASES_FOLLOWED])
+    charts = _version_charts(read, followed) + _share_charts(read)
+    summary = {
+        "from": span.start.date().isoformat(),
+        "to": span.end.date().isoformat(),
+        "checks": read["version"]["checks"]["total"],
+        "downloads": read["file"]["downloads"]["total"],
+    }
+    return summary, charts
+
+
+def _version_charts(read: dict[str, Any], followed: list[Release]) -> list[Chart]:
+    """Active versions, update uptake and rollout reach, per day."""
+    buckets = read["version"]["buckets"]
     offers, notes = _offers(_by_value(read["offered"]), followed)
-    charts = [
+    reach = series_chart(
+        "offers",
+        "Rollout reach",
+        "Update checks per day that were offered each new release.",
+        buckets,
+        offers,
+        kind="line",
+    )
+    reach.notes.extend(notes)
+    return [
         series_chart(
             "versions",
             "Active versions",
@@ -118,14 +139,13 @@ async def _charts(
             kind="line",
             unit="%",
         ),
-        series_chart(
-            "offers",
-            "Rollout reach",
-            "Update checks per day that were offered each new release.",
-            buckets,
-            offers,
-            kind="line",
-        ),
+        reach,
+    ]
+
+
+def _share_charts(read: dict[str, Any]) -> list[Chart]:
+    """Platforms and architectures over the period, and downloads per day by file."""
+    return [
         share_chart(
             "platforms",
             "Platforms",
@@ -145,19 +165,11 @@ async def _charts(
             "downloads",
             "Downloads per day",
             "Completed downloads per day of each file.",
-            buckets,
+            read["version"]["buckets"],
             _top(read["file"]["downloads"]["series"], "file", "other files"),
             kind="stacked_bar",
         ),
     ]
-    charts[2].notes.extend(notes)
-    summary = {
-        "from": span.start.date().isoformat(),
-        "to": span.end.date().isoformat(),
-        "checks": read["version"]["checks"]["total"],
-        "downloads": read["file"]["downloads"]["total"],
-    }
-    return summary, charts
 
 
 @page
