@@ -16,7 +16,7 @@ import asyncpg
 import pytest
 from forge_common.cli import main
 from forge_common.config import Settings
-from forge_releases.app import create_app
+from forge_releases.service import create_app
 from forge_releases.storage import FolderStorage
 from forge_testing.plugin import with_database
 
