@@ -7,11 +7,15 @@ it in tests-e2e/clients/test_velopack.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import uuid
+from datetime import UTC, datetime
 from typing import Any
 
 from forge_common.keys import DB_POOL
+from forge_releases.console.updaters import updaters_offered
+from forge_releases.models import Asset, Release
 from forge_releases.read.update_check import repo_releases
 from forge_testing.velopack import nupkg
 from forge_testing.waiting import eventually
@@ -226,3 +230,11 @@ async def test_a_private_repository_is_read_with_an_update_key_in_authorization(
     # keys are read-only: never a write
     resp = await client.post(API, json={"tag_name": "v9.0.0"}, headers=header)
     assert resp.status == 401
+
+
+def test_the_console_names_velopack_among_the_updaters_offered_a_package() -> None:
+    release = Release(1, 1, "v1.0.0", "", "", "", False, False, datetime(2026, 1, 1, tzinfo=UTC))
+    asset = Asset(1, 1, "App-1.0.0-linux-full.nupkg", 3, "", "0" * 64, "", 0, release.created_at)
+    offered = updaters_offered(dataclasses.replace(release, assets=(asset,)))
+    assert any(label.startswith("Velopack") for label in offered), offered
+    assert not any(label.startswith("Velopack") for label in updaters_offered(release))

@@ -46,7 +46,8 @@ VIEWER = web.RequestKey("viewer", Viewer)
 # `Authorization: token forge_uk_...`: Velopack's clients can send a key no other way. A service
 # that takes them sets UPDATE_KEYS_IN_HEADER; a GET or HEAD with such a token is then anonymous
 # here, with the key left in HEADER_UPDATE_KEY for the service to check (forge_releases
-# access_keys/grant.py). Anywhere else the token is unknown, so 401 as before.
+# access_keys/grant.py); a route that does not check it answers as to anyone anonymous. A write,
+# or a process without such a service: an unknown token, 401 as before.
 UPDATE_KEY_PREFIX = "forge_uk_"
 UPDATE_KEYS_IN_HEADER = web.AppKey("forge_update_keys_in_header", bool)
 HEADER_UPDATE_KEY = web.RequestKey("forge_header_update_key", str)
