@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import aiohttp
+from forge_testing.velopack import nupkg
+from forge_testing.waiting import eventually
 
 from .support import TOKENS, one_repo, rel
 from .test_downloads import make_client, mode, settings
@@ -55,3 +57,29 @@ async def test_a_package_asked_with_a_key_in_authorization_needs_no_header_after
         206,
         CONTENT.encode()[4:11],
     )
+
+
+async def test_the_nuspec_is_read_from_the_storage_in_every_mode(
+    make_client: Any, load: Any
+) -> None:
+    """The feed reads each package's `.nuspec` with ranged reads of the storage (feeds/nuspec.py),
+    S3 included; a world-loaded `.nupkg` that is no zip is skipped."""
+    release = rel("v1.0.0", 1)
+    release["assets"] = [{"name": PACKAGE, "content": CONTENT}]
+    await load(one_repo([release]))
+    client = await make_client()
+    found = await (await client.get("/api/v2/repos/owner/app/releases/v1.0.0")).json()
+    data = nupkg("AccApp", "1.0.0", "linux", app=bytes(range(256)) * 2000)
+    resp = await client.post(
+        f"/api/v2/repos/owner/app/releases/{found['id']}/assets?name=AccApp-1.0.0-full.nupkg",
+        data=data,
+        headers={**OWNER, "Content-Type": "application/octet-stream"},
+    )
+    assert resp.status == 201, await resp.text()
+    expected = [("AccApp", "AccApp-1.0.0-full.nupkg", len(data))]
+
+    async def listed() -> bool:  # once the upload's change notification has arrived
+        body = await (await client.get("/owner/app/velopack/releases.linux.json")).json()
+        return [(a["PackageId"], a["FileName"], a["Size"]) for a in body["Assets"]] == expected
+
+    await eventually(listed, what="the uploaded package in the feed")
