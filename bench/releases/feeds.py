@@ -2,7 +2,8 @@
 (bench/releases/baseline.py), on one `forge serve --service releases`, in the same run, for a
 public repository of 10 releases: update.electronjs.org's shape (`/{owner}/{repo}/darwin-{arch}/
 {version}`, what update-electron-app calls on every start, and its Windows RELEASES), Squirrel.
-Windows RELEASES, electron-updater's latest-mac.yml and Tauri's dynamic and static answers, with
+Windows RELEASES, electron-updater's latest-mac.yml, Tauri's dynamic and static answers and
+Velopack's releases.{channel}.json (20 packages), with
 the version-2 update check as the reference row. Feeds are hot paths too: every installed app asks
 on every start, so every feed is held to the update check's target (docs/decisions.md "The update
 feeds"): >= 0.85 of the bare handler, side by side.
@@ -90,6 +91,13 @@ ROUTES = {
     ),
     "tauri dynamic": (f"{FEEDS}/tauri/darwin/aarch64/0.0.1", "App_1.9.0_aarch64.app.tar.gz", JSON),
     "tauri latest.json": (f"{FEEDS}/tauri/latest.json", "darwin-aarch64", JSON),
+    # a Rust-based client's check: its query is replaced by these three
+    "velopack": (
+        "bench/app/velopack/releases.osx.json?localVersion=1.0.0&id=App"
+        "&stagingId=6f0c2a1e-54f5-4a4e-9d0b-2f1d3c4b5a69",
+        "App-1.9.0-delta.nupkg",
+        JSON,
+    ),
 }
 
 
@@ -100,6 +108,17 @@ async def prepare(url: str, storage: Path) -> None:
     async with migrated(url) as conn:
         _, repo = await add_bench_app(conn)
         await add_desktop_releases(conn, repo, 10, "", FEED_ASSETS)
+        # the Velopack feed's readings of the packages' .nuspec, as kept after its first answer
+        # (the shared blob is no zip): every package is App's, on the osx channel
+        await conn.execute(
+            """INSERT INTO releases.velopack_packages
+                      (asset_id, package_id, version, channel, notes_markdown, notes_html)
+               SELECT a.id, 'App', substring(a.name FROM '^App-(.*)-(?:full|delta)[.]nupkg$'),
+                      'osx', 'notes', '<p>notes</p>'
+                 FROM releases.assets a JOIN releases.releases r ON r.id = a.release_id
+                WHERE r.repo_id = $1 AND a.name LIKE '%.nupkg'""",
+            repo,
+        )
         await conn.execute("ANALYZE")
     blob = storage / "sha256" / SHARED_BLOB[:2] / SHARED_BLOB[2:4] / SHARED_BLOB
     blob.parent.mkdir(parents=True, exist_ok=True)

@@ -19,6 +19,7 @@ VALUES = {
     "current_version": "1.0.0",
     "target": "darwin",
     "file": "latest-mac.yml",
+    "channel": "osx",
 }
 # every feed offers v1.1.0 from these (a version 1.0.0 runs, on macOS, arm64)
 FEED_ASSETS = [

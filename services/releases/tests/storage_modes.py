@@ -72,6 +72,9 @@ class ProxiedClient:
     def head(self, path: str, **kw: Any) -> Any:
         return self._session.head(self._base + path, **kw)
 
+    def post(self, path: str, **kw: Any) -> Any:
+        return self._session.post(self._base + path, **kw)
+
     async def close(self) -> None:
         if not self._session.closed:
             await self._session.close()

@@ -269,5 +269,5 @@ async def test_a_token_without_the_scope_is_told_the_scope_publishing_needs(
     url = str(server.make_url("/"))
     f = write(tmp_path / "a.zip", 10, b"a")
     code, _, err = await publish_in_process(capsys, "owner/pub", "v5", f, url=url, token=made[1])
-    assert code == 1 and "publishing needs a token with the write:repository scope" in err, err
+    assert code == 1 and "publishing needs a token with the write:release scope" in err, err
     assert "[read:repository]" not in err

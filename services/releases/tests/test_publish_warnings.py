@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestServer
+from forge_testing.velopack import nupkg
 
 from .test_cli_publish import publish_in_process, server
 
@@ -59,3 +60,38 @@ async def test_a_yml_naming_a_missing_or_other_file_is_warned_about(
             assert "latest.yml" not in err, err
         else:
             assert f"warning: latest.yml {warning}" in err, err
+
+
+async def test_a_velopack_package_of_another_version_or_id_is_warned_about(
+    server: TestServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Velopack's client is offered the package's own version and takes the newest package of a
+    channel whatever its id: a .nuspec disagreeing with the tag, or with the id the channel's
+    earlier packages have, is warned about (the release is published anyway)."""
+    url = str(server.make_url("/"))
+
+    def package(folder: str, package_id: str, version: str) -> Path:
+        path = tmp_path / folder / f"{package_id}-{version}-linux-full.nupkg"
+        path.parent.mkdir()
+        path.write_bytes(nupkg(package_id, version, "linux"))
+        return path
+
+    first = package("one", "AccApp", "1.0.0")
+    code, _, err = await publish_in_process(capsys, "owner/pub", "v1.5.0", first, url=url)
+    assert code == 0, err
+    assert (
+        "warning: AccApp-1.0.0-linux-full.nupkg is version 1.0.0 (its .nuspec), the tag is v1.5.0"
+        in err
+    )
+
+    same = package("two", "AccApp", "1.6.0")
+    code, _, err = await publish_in_process(capsys, "owner/pub", "v1.6.0", same, url=url)
+    assert code == 0 and ".nupkg" not in err, err
+
+    other = package("three", "OtherApp", "1.7.0")
+    code, _, err = await publish_in_process(capsys, "owner/pub", "v1.7.0", other, url=url)
+    assert code == 0, err
+    assert (
+        "warning: OtherApp-1.7.0-linux-full.nupkg is package OtherApp, but the channel linux has "
+        "AccApp" in err
+    ), err

@@ -44,7 +44,9 @@ async def test_tauri_keys_move_to_signing_keys_with_their_data(
             signer.line,
             repos[0]["owner_id"],
         )
-        applied = await migrate(conn, everything)
+        # up to 0008 (later migrations are tested on their own)
+        through_8 = [m for m in everything if not (m.schema == "releases" and m.version > 8)]
+        applied = await migrate(conn, through_8)
         assert [(m.schema, m.version) for m in applied] == [("releases", 8)]
         assert await conn.fetchval("SELECT to_regclass('releases.tauri_keys')") is None
 

@@ -43,6 +43,15 @@ class Viewer:
 
 
 VIEWER = web.RequestKey("viewer", Viewer)
+# Update keys (the releases service's read-only repository keys, `forge_uk_...`) sent as
+# `Authorization: token forge_uk_...`: Velopack's clients can send a key no other way. A service
+# that takes them sets UPDATE_KEYS_IN_HEADER; a GET or HEAD with such a token is then anonymous
+# here, with the key left in HEADER_UPDATE_KEY for the service to check (forge_releases
+# access_keys/grant.py); a route that does not check it answers as to anyone anonymous. A write,
+# or a process without such a service: an unknown token, 401 as before.
+UPDATE_KEY_PREFIX = "forge_uk_"
+UPDATE_KEYS_IN_HEADER = web.AppKey("forge_update_keys_in_header", bool)
+HEADER_UPDATE_KEY = web.RequestKey("forge_header_update_key", str)
 _SCHEMES = {"token", "bearer"}
 # A Gitea client that sends a token as basic auth may put it in the user name, with this password
 # or none (Gitea's services/auth/basic.go reads it the same way).
@@ -159,6 +168,11 @@ async def _by_basic(request: web.Request, username: str, password: str) -> Viewe
     return Viewer(row["id"], row["name"], row["is_admin"], ALL_SCOPES, BY_PASSWORD)
 
 
+def _takes_update_keys(request: web.Request) -> bool:
+    reads = request.method in (hdrs.METH_GET, hdrs.METH_HEAD)
+    return reads and request.app.get(UPDATE_KEYS_IN_HEADER, False)
+
+
 async def authenticate(request: web.Request) -> None:
     """Set the request's viewer from its credential; no `Authorization` header means anonymous."""
     header = request.headers.get("Authorization")
@@ -168,7 +182,11 @@ async def authenticate(request: web.Request) -> None:
     if basic is not None:
         request[VIEWER] = await _by_basic(request, *basic)
         return
-    viewer = await _by_token(request, parse_authorization(header))
+    token = parse_authorization(header)
+    if token.startswith(UPDATE_KEY_PREFIX) and _takes_update_keys(request):
+        request[HEADER_UPDATE_KEY] = token
+        return
+    viewer = await _by_token(request, token)
     if viewer is None:
         raise AuthTokenInvalid()
     request[VIEWER] = viewer

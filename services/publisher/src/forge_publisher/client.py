@@ -27,9 +27,10 @@ from forge_common.units import human_size
 from yarl import URL
 
 from .progress import Progress
+from .velopack_warnings import velopack_warnings
 
 CHUNK = 1024 * 1024
-PUBLISH_SCOPE = "write:repository"  # docs/accounts.md "Scopes": every step of publishing
+PUBLISH_SCOPE = "write:release"  # docs/accounts.md "Scopes": every step of publishing, nothing else
 TIMEOUT = aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=600)
 
 
@@ -251,7 +252,22 @@ class Publisher:
         await self.edit(release, body, "publishing the release")
         self.out.write(f"published release {self.req.tag}\n")
 
+    async def velopack_feed_ids(self, channel: str) -> set[str]:
+        """The package ids the repository's Velopack feed lists for `channel` now."""
+        url = (
+            f"{self.req.base_url}{_segment(self.req.owner)}/{_segment(self.req.repo)}"
+            f"/velopack/releases.{_segment(channel)}.json"
+        )
+        status, data = await self.call("GET", url)
+        assets = data.get("Assets") if status == 200 and isinstance(data, dict) else None
+        if not isinstance(assets, list):
+            return set()
+        ids = {a.get("PackageId") for a in assets if isinstance(a, dict)}
+        return {found for found in ids if isinstance(found, str) and found}
+
     async def run(self) -> None:
+        for line in await velopack_warnings(self.req.tag, self.req.files, self.velopack_feed_ids):
+            self.err.write(f"forge: {line}\n")
         release = await self.find_release()
         if release is None:
             release = await self.create_release()

@@ -17,7 +17,7 @@ from .compat import writes as compat_writes
 from .console.routes import console_routes
 from .downloads import archives
 from .downloads import handlers as downloads
-from .feeds.registry import FEEDS
+from .feeds.registry import FEEDS, FILES
 from .feeds.serving import fast_key
 from .insights import handlers as insights
 from .insights import page as insights_page
@@ -76,6 +76,7 @@ def add_routes(app: web.Application) -> None:
     for feed in FEEDS:  # feeds/registry.py
         route = app.router.add_get(feed.path, feed.handler)
         add_fast_path(app, route, fast_key(feed), kept)
+    app.router.add_routes([web.get(files.path, files.handler) for files in FILES])
     app.router.add_routes(
         [
             # write side (publish/handlers.py)

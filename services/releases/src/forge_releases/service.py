@@ -8,6 +8,7 @@ from typing import Any
 from aiohttp import web
 from forge_common import pages
 from forge_common.app import ServiceApp
+from forge_common.auth import UPDATE_KEYS_IN_HEADER
 from forge_common.config import Settings
 from forge_common.service import Service, bind_options
 
@@ -40,6 +41,7 @@ def setup(app: web.Application, settings: Settings, options: Options) -> None:
     app[STORAGE] = open_storage(settings)
     app[URL_SIGNER] = UrlSigner.from_settings(settings)
     app[LAST_USE_WRITTEN] = {}
+    app[UPDATE_KEYS_IN_HEADER] = True  # Velopack's clients send keys as a header
     add_releases_metrics(app, app[RELEASE_CACHE], app[DOWNLOAD_COUNTER], app[INSIGHTS])
     app.cleanup_ctx.append(listener_context)
     app.cleanup_ctx.append(counter_context)

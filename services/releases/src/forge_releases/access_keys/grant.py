@@ -1,5 +1,7 @@
 """The access step of update keys, called by the repository resolver (read/resolve.py) for an
-anonymous read (GET or HEAD, no `Authorization`) that carries `key` or `signature`.
+anonymous read (GET or HEAD, no `Authorization`) that carries `key` or `signature`, and for a
+read that sends the key itself as `Authorization: token forge_uk_...` (Velopack's clients can
+send it no other way; forge_common.auth leaves such a request anonymous in this service).
 
 A valid key of this repository, or a valid unexpired signature under a key of this repository that
 still exists, gives read access and marks the request (signed_urls.UPDATE_KEY_ID) so every URL it
@@ -13,7 +15,7 @@ from __future__ import annotations
 import time
 
 from aiohttp import hdrs, web
-from forge_common.auth import hash_token, is_anonymous
+from forge_common.auth import HEADER_UPDATE_KEY, hash_token, is_anonymous
 from forge_common.errors import RepoNotFound
 from forge_common.keys import DB_POOL
 
@@ -32,9 +34,11 @@ def names_key(request: web.BaseRequest) -> bool:
 
 def carries_key(request: web.Request) -> bool:
     """Whether this request asks to be authorised by an update key or a signed URL."""
-    if request.method not in _READS or not is_anonymous(request):
+    if request.method not in _READS:
         return False
-    return names_key(request)
+    if HEADER_UPDATE_KEY in request:
+        return True
+    return is_anonymous(request) and names_key(request)
 
 
 async def authorise_by_key(request: web.Request, repo_id: int) -> None:
@@ -42,8 +46,8 @@ async def authorise_by_key(request: web.Request, repo_id: int) -> None:
     pool = request.app[DB_POOL]
     query = request.query
     key_id: int | None
-    if KEY in query:
-        key = query[KEY]
+    if HEADER_UPDATE_KEY in request or KEY in query:
+        key = request[HEADER_UPDATE_KEY] if HEADER_UPDATE_KEY in request else query[KEY]
         if not key or len(key) > _MAX_KEY or not key.isprintable():
             raise RepoNotFound()
         key_id = await queries.key_by_digest(pool, repo_id, hash_token(key))

@@ -7,7 +7,8 @@ entry from a request target to its key, dimensions and remade body.
 
 A feed's answer is kept under `feed <kind> <parts...>` (a space never occurs in the raw query
 strings the update check keys by): `key` is that template after `feed `, filled from the route's
-variable parts, then the `?channel=` (stable when absent) for a feed that has channels.
+variable parts, then the `?channel=` (stable when absent) for a feed that has channels, then its
+`query_part` if it has one.
 """
 
 from __future__ import annotations
@@ -55,6 +56,27 @@ class Updater:
 
 
 @dataclass(frozen=True, slots=True)
+class QueryPart:
+    """A part of the key made from the query (after the route's parts and the `?channel=`): what
+    of the query changes the answer, reduced to the few values it can take (Velopack's
+    per-install `stagingId` becomes its staged-rollout bucket, feeds/velopack.py)."""
+
+    name: str
+    of: Callable[[Mapping[str, str]], str]
+
+
+@dataclass(frozen=True, slots=True)
+class FileRoute:
+    """A route beside a feed that serves files the feed names relative to itself (Velopack's
+    packages): registered after the feeds, documented from `operation`, never kept or counted
+    as a check (downloads count themselves)."""
+
+    path: str
+    handler: Handler
+    operation: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class Feed:
     name: str  # the `feed` dimension insights stores (two routes of one updater may share it)
     path: str  # the route
@@ -65,13 +87,17 @@ class Feed:
     channel: bool = False  # the key ends with the `?channel=`
     remade: Remake | None = None  # None: its body cannot be made from the releases alone
     updaters: tuple[Updater, ...] = ()
+    query_part: QueryPart | None = None
     _template: str = field(init=False, repr=False)
     _names: tuple[str, ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_template", f"feed {self.key}")
         names = tuple(name for _, name, _, _ in string.Formatter().parse(self.key) if name)
-        object.__setattr__(self, "_names", (*names, "channel") if self.channel else names)
+        names = (*names, "channel") if self.channel else names
+        if self.query_part is not None:
+            names = (*names, self.query_part.name)
+        object.__setattr__(self, "_names", names)
 
     @property
     def kind(self) -> str:
@@ -81,9 +107,11 @@ class Feed:
     def key_of(self, match: Mapping[str, str], query: Mapping[str, str]) -> str:
         """The key of the answer to the request with these variable parts and query."""
         made = self._template.format_map(match)
-        if not self.channel:
-            return made
-        return f"{made} {query.get('channel') or STABLE}"
+        if self.channel:
+            made = f"{made} {query.get('channel') or STABLE}"
+        if self.query_part is not None:
+            made = f"{made} {self.query_part.of(query)}"
+        return made
 
     def parts_of(self, key: str) -> dict[str, str] | None:
         """The named parts of one of this feed's keys; None if it has not as many."""

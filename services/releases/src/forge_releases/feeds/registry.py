@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from ..errors import InvalidVersion, NoReleasesFound
 from ..read.cache import Answer, RepoReleases
-from . import electron_updater, squirrel_mac, squirrel_windows, tauri_updater
-from .feed import Feed, Updater
+from . import electron_updater, squirrel_mac, squirrel_windows, tauri_updater, velopack
+from .feed import Feed, FileRoute, Updater
 
 FEEDS: tuple[Feed, ...] = (
     squirrel_windows.FEED,
@@ -20,7 +20,11 @@ FEEDS: tuple[Feed, ...] = (
     tauri_updater.STATIC,
     tauri_updater.DYNAMIC,
     squirrel_windows.ELECTRONJS,
+    velopack.FEED,
 )
+# routes of files a feed names relative to itself, after every feed (the router tries them in
+# order: `velopack/releases.{channel}.json` is the feed's, any other name under it a package's)
+FILES: tuple[FileRoute, ...] = (velopack.PACKAGES,)
 BY_KIND = {feed.kind: feed for feed in FEEDS}
 if len(BY_KIND) != len(FEEDS):
     raise RuntimeError("two feeds keep their answers under the same kind of key")
