@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 import pytest
+from forge_common import tokens
 from forge_common.sessions import start_session
 
 from .support import CALLERS, REPO_KINDS, access_world, auth
@@ -233,3 +234,38 @@ async def test_a_signed_in_browser_downloads_the_files_its_pages_link_to(signed_
     # the JSON API still never reads the session
     api = await client.get("/api/v2/repos/owner/priv/releases", headers=cookies["reader"])
     assert api.status == 401
+
+
+@pytest.mark.parametrize(
+    ("granted", "missing"),
+    [
+        (("read:user",), "read:repository"),
+        (("write:release",), "read:repository"),
+        (("read:repository",), "read:organization"),
+        (("read:repository", "read:organization"), "read:user"),
+    ],
+)
+async def test_a_token_reads_a_page_only_with_the_scopes_of_what_pages_show(
+    signed_in: Any, db: Any, granted: tuple[str, ...], missing: str
+) -> None:
+    """A page shows what the API shows the same token, so it holds the token to the API's scopes:
+    a `read:user` token read a private repository's pages that the release API refused it. 403
+    before anything is looked up, alike for every repository and page, like the API's."""
+    client, _ = signed_in
+    owner = await db.fetchval("SELECT id FROM core.accounts WHERE name = 'owner'")
+    made = await tokens.create_token(db, owner, "narrow", granted)
+    assert made is not None
+    narrow = {"Authorization": f"token {made[1]}"}
+    for repo in REPO_KINDS:
+        for page, _ in PAGES.values():
+            resp = await client.get(page.format(repo=repo), headers=narrow)
+            assert resp.status == 403, (repo, page)
+            assert f"[{missing}]" in await resp.text()
+    for path in ("/", "/nobody/nothing"):
+        assert (await client.get(path, headers=narrow)).status == 403, path
+    wide = await tokens.create_token(
+        db, owner, "wide", ("read:repository", "read:organization", "read:user")
+    )
+    assert wide is not None
+    resp = await client.get("/owner/priv", headers={"Authorization": f"token {wide[1]}"})
+    assert resp.status == 200

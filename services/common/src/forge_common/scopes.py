@@ -102,3 +102,18 @@ def check_scopes(scopes: frozenset[str], method: str, path: str, raw_path: str =
         needed = required_scope(method, path)
         assert needed is not None
         raise ScopeMissing(needed)
+
+
+# A page shows what the API calls behind it show the same caller (docs/pages.md "Privacy"):
+# repositories and their releases, organizations and their members, users' profiles. A token on a
+# page is held to the scopes of all of them, before anything is looked up, as the API holds it to
+# one call's.
+PAGE_SCOPES = ("read:repository", "read:organization", "read:user")
+
+
+def check_page_scopes(scopes: frozenset[str]) -> None:
+    """403 ScopeMissing naming the first scope a page needs that `scopes` lack (a session's viewer
+    holds every scope)."""
+    for needed in PAGE_SCOPES:
+        if not allows(scopes, needed):
+            raise ScopeMissing(needed)

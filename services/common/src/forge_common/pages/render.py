@@ -15,10 +15,12 @@ import aiohttp_jinja2
 import jinja2
 from aiohttp import hdrs, web
 
+from ..auth import viewer_of
 from ..csrf import csrf_token, set_pre_session_cookie
 from ..errors import ApiError, PermissionDenied
 from ..health import unavailable
 from ..keys import SETTINGS
+from ..scopes import check_page_scopes
 from ..sessions import SESSION, attach_session, session_of
 from ..units import human_size
 from .markdown import render_markdown
@@ -175,7 +177,8 @@ def page(handler: Handler) -> Handler:
     (`sessions.attach_session`: `auth.viewer_of` then answers for either), and its errors render
     as HTML with the status code the API gives. A visitor whose password must change is sent to
     change it first. A form's post carrying `Authorization` is refused (403): a token acts only
-    through the API, within its scopes, never through a form (docs/accounts.md)."""
+    through the API, within its scopes, never through a form (docs/accounts.md); a token that reads
+    a page needs the scopes of what pages show (scopes.PAGE_SCOPES), or it is 403."""
 
     @functools.wraps(handler)
     async def wrapped(request: web.Request) -> web.StreamResponse:
@@ -189,6 +192,9 @@ def page(handler: Handler) -> Handler:
                 and request.path not in _WHILE_MUST_CHANGE
             ):
                 raise web.HTTPSeeOther(CHANGE_PASSWORD_PATH)
+            viewer = viewer_of(request)
+            if viewer is not None:
+                check_page_scopes(viewer.scopes)
             return await handler(request)
         except ApiError as error:
             return error_page(request, error)
