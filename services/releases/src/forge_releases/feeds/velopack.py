@@ -181,7 +181,7 @@ async def velopack_package(request: web.Request) -> web.StreamResponse:
     releases = await repo_releases(request.app, resolved.ref.repo_id)
     for release in releases.everything:
         if any(asset.name == name for asset in release.assets):
-            return await serve_asset(request, release, name, resolved.public)
+            return await serve_asset(request, resolved.ref, release, name, resolved.public)
     raise AssetNotFound()
 
 
