@@ -579,7 +579,7 @@ def test_compose_starts_with_no_environment_and_keeps_generated_secrets(
         )
     try:
         ready = f"http://127.0.0.1:{port}/readyz"
-        run_sync(wait_until_ready(ready, exit_code=process.poll, within=30))
+        run_sync(wait_until_ready(ready, exit_code=process.poll, within=120))
     except NotReady:
         pytest.fail(log.read_text(errors="replace"))
     finally:

@@ -358,7 +358,7 @@ def test_a_service_started_alone_without_the_secret_refuses_to_start(
     env["DATABASE_URL"] = e2e_database
     argv = [sys.executable, "-m", "forge_common.cli", "serve", "--service", service]
     done = subprocess.run(
-        [*argv, "--port", str(free_port())], env=env, capture_output=True, text=True, timeout=30
+        [*argv, "--port", str(free_port())], env=env, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 1
     # releases also names URL_SIGNING_SECRET (docs/access.md "Update keys")

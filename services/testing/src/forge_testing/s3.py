@@ -41,7 +41,7 @@ class S3Server:
         return f"s3://{self.bucket}/{prefix or uuid.uuid4().hex}"
 
 
-def _wait_for(endpoint: str, process: subprocess.Popen[bytes], within: float = 30.0) -> None:
+def _wait_for(endpoint: str, process: subprocess.Popen[bytes], within: float = 120.0) -> None:
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         if process.poll() is not None:
