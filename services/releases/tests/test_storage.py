@@ -217,7 +217,7 @@ async def test_migrate_copies_every_blob_verified_and_resumable(
     assert status == 1  # one blob does not match its address
     assert f"{len(digests)} blob(s) copied" in out and "1 not matching" in out
     status, out = await forge(["storage", "migrate", "--to", target], env, capsys)
-    assert f"0 blob(s) copied (0.0 MiB), {len(digests)} already at" in out
+    assert f"0 blob(s) copied (0 B), {len(digests)} already at" in out
 
     moved = dataclasses.replace(settings, storage_url=target, s3=s3_server.settings)
     s3 = open_storage(moved)
