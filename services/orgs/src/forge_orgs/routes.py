@@ -25,6 +25,11 @@ ORG_SEGMENT = (
 
 
 def add_routes(app: web.Application) -> None:
+    _add_api(app)
+    _add_pages(app)
+
+
+def _add_api(app: web.Application) -> None:
     # Fixed paths before the {repo} pattern they share a prefix with; aiohttp also falls through
     # to the next resource on a method mismatch, so a repository named "groups" can be unpinned.
     app.router.add_routes(
@@ -66,6 +71,9 @@ def add_routes(app: web.Application) -> None:
             web.delete(f"{V1}/orgs/{{org}}/public_members/{{username}}", profile.conceal_member),
         ]
     )
+
+
+def _add_pages(app: web.Application) -> None:
     # Pages (docs/pages.md), last: `/{org}` is one segment that is not a top-level route's name.
     app.router.add_routes(
         [

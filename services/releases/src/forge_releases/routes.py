@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import partial
 
 from aiohttp import web
-from forge_common.fast_path import add_fast_path
+from forge_common.fast_path import Answerer, add_fast_path
 
 from .access_keys import handlers as update_keys
 from .compat import atom as compat_atom
@@ -60,6 +60,14 @@ def add_routes(app: web.Application) -> None:
     kept = partial(kept_response, app)
     add_fast_path(app, update, update_check_key, kept)
     add_fast_path(app, listing, read.list_key, partial(read.fast_list, app))
+    _add_reads(app, kept)
+    _add_writes(app)
+    add_compat_routes(app)
+    _add_pages(app)
+
+
+def _add_reads(app: web.Application, kept: Answerer) -> None:
+    """A release, its files, and the update feeds (the router tries routes in order)."""
     app.router.add_routes(
         [
             # literal suffixes before {tag}: `update` and `latest` are not tags here
@@ -77,6 +85,9 @@ def add_routes(app: web.Application) -> None:
         route = app.router.add_get(feed.path, feed.handler)
         add_fast_path(app, route, fast_key(feed), kept)
     app.router.add_routes([web.get(files.path, files.handler) for files in FILES])
+
+
+def _add_writes(app: web.Application) -> None:
     app.router.add_routes(
         [
             # write side (publish/handlers.py)
@@ -99,7 +110,9 @@ def add_routes(app: web.Application) -> None:
             web.get(INSIGHTS, insights.insights),
         ]
     )
-    add_compat_routes(app)
+
+
+def _add_pages(app: web.Application) -> None:
     # The release console (console/): literal suffixes under `/{owner}/{repo}`, before the pages.
     app.router.add_routes(console_routes(PAGE))
     # Pages last: literal suffixes only, so feeds and other `/{owner}/{repo}/...` routes stay free.
