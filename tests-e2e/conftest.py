@@ -92,6 +92,34 @@ class Stack:
     def direct(self, service: str, method: str, path: str, **kw: Any) -> Response:
         return self.request(method, path, port=self.ports[service], **kw)
 
+    def publish(
+        self,
+        repo: str,
+        tag: str,
+        files: Mapping[str, bytes],
+        credential: Mapping[str, str],
+        **flags: Any,
+    ) -> None:
+        """Publishes `tag` of `repo` (`owner/name`) through the API as a publisher does: a draft,
+        its files uploaded, then published with `flags` (e.g. `rollout`)."""
+        api = f"/api/v2/repos/{repo}/releases"
+        headers = {**credential, "Content-Type": "application/json"}
+        draft = json.dumps({"tag_name": tag, "draft": True}).encode()
+        created = self.request("POST", api, headers, draft)
+        assert created.status == 201, created.body
+        release_id = created.json()["id"]
+        for name, data in files.items():
+            uploaded = self.request(
+                "POST",
+                f"{api}/{release_id}/assets?name={name}",
+                {**credential, "Content-Type": "application/octet-stream"},
+                data,
+            )
+            assert uploaded.status == 201, uploaded.body
+        body = json.dumps({"draft": False, **flags}).encode()
+        published = self.request("PATCH", f"{api}/{release_id}", headers, body)
+        assert published.status == 200, published.body
+
 
 def _start(name: str, argv: list[str], env: Mapping[str, str], logs: Path) -> Process:
     log = logs / f"{name}.log"

@@ -141,4 +141,4 @@ def test_the_demo_commands_work_on_make_run(checkout: Path) -> None:
                 timeout=60,
             )
             assert done.returncode == 0, (command, done.stdout, done.stderr)
-        assert json.loads(done.stdout)["scopes"] == ["write:repository"]
+        assert json.loads(done.stdout)["scopes"] == ["write:release"]

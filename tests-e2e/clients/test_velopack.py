@@ -50,24 +50,7 @@ def full(version: str, channel: str = "linux") -> bytes:
 
 
 def publish(stack: Stack, repo: str, tag: str, files: dict[str, bytes], **flags: Any) -> None:
-    api = f"/api/v2/repos/alice/{repo}/releases"
-    headers = {**ALICE, "Content-Type": "application/json"}
-    created = stack.request(
-        "POST", api, headers, json.dumps({"tag_name": tag, "draft": True}).encode()
-    )
-    assert created.status == 201, created.body
-    release_id = created.json()["id"]
-    for name, data in files.items():
-        uploaded = stack.request(
-            "POST",
-            f"{api}/{release_id}/assets?name={name}",
-            {**ALICE, "Content-Type": "application/octet-stream"},
-            data,
-        )
-        assert uploaded.status == 201, uploaded.body
-    body = json.dumps({"draft": False, **flags}).encode()
-    published = stack.request("PATCH", f"{api}/{release_id}", headers, body)
-    assert published.status == 200, published.body
+    stack.publish(f"alice/{repo}", tag, files, ALICE, **flags)
 
 
 @pytest.fixture(scope="module")

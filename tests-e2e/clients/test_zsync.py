@@ -53,22 +53,6 @@ def appimages() -> tuple[bytes, bytes]:
     return bytes(old), bytes(new) + rng.randbytes(10 * BLOCK)
 
 
-def publish(stack: Stack, repo: str, tag: str, files: dict[str, bytes]) -> None:
-    api = f"/api/v2/repos/alice/{repo}/releases"
-    headers = {**ALICE, "Content-Type": "application/json"}
-    created = stack.request("POST", api, headers, json.dumps({"tag_name": tag}).encode())
-    assert created.status == 201, created.body
-    release_id = created.json()["id"]
-    for name, data in files.items():
-        uploaded = stack.request(
-            "POST",
-            f"{api}/{release_id}/assets?name={name}",
-            {**ALICE, "Content-Type": "application/octet-stream"},
-            data,
-        )
-        assert uploaded.status == 201, uploaded.body
-
-
 @pytest.fixture(scope="module")
 def published(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes]:
     """alice/desk and alice/secret v1.0.0 and v1.1.0, each with its AppImage and the `.zsync`
@@ -92,7 +76,7 @@ def published(stack: Stack, tmp_path_factory: pytest.TempPathFactory) -> tuple[P
         control = (path.parent / f"{NAME}.zsync").read_bytes()
         assert f"URL: {NAME}\n".encode() in control  # relative, as AppImage tooling makes it
         for repo in ("desk", "secret"):
-            publish(stack, repo, tag, {NAME: data, f"{NAME}.zsync": control})
+            stack.publish(f"alice/{repo}", tag, {NAME: data, f"{NAME}.zsync": control}, ALICE)
     return folder / "v1.0.0" / NAME, new
 
 

@@ -68,6 +68,9 @@ def test_versioning_rule_1_orgs_under_v1_releases_under_v2() -> None:
     releases -= {
         p for p in releases if p.startswith(("/{owner}/{repo}/darwin-", "/{owner}/{repo}/win32-"))
     }
+    # Velopack's client asks `{base}/releases.{channel}.json` and `{base}/{FileName}` of the base
+    # URL an app is built with (`{APP_URL}{owner}/{repo}/velopack`: docs/releases.md "Velopack")
+    releases -= {p for p in releases if p.startswith("/{owner}/{repo}/velopack/")}
     releases -= {p for p in releases if p.startswith(COMPAT)}
     # the source archive addresses every release hands out (tarball_url, zipball_url: the spec's
     # TarURL/ZipURL form, `{owner}/{repo}/archive/{tag}.tar.gz`) are answered where they point

@@ -41,6 +41,8 @@ FORMS: dict[tuple[str, str], dict[str, str]] = {
         "password": "attacker-password-2",
         "retype": "attacker-password-2",
     },
+    ("POST", "/org/create"): {"org_name": "planted", "visibility": "0"},
+    ("POST", "/repo/create"): {"uid": "1", "repo_name": "planted", "private": "on"},
     ("POST", "/{org}/settings/pins"): {"action": "create_group", "name": "Planted"},
     ("POST", "/{owner}/{repo}/releases/new"): {
         "tag_name": "v6.6.6",

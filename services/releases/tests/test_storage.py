@@ -242,7 +242,7 @@ async def test_migrate_from_the_wrong_source_counts_the_referenced_blobs_missing
     target = s3_server.url()
     status, out = await forge(["storage", "migrate", "--to", target], env, capsys)
     assert status == 1
-    assert "0 blob(s) copied (0.0 MiB), 0 already at" in out
+    assert "0 blob(s) copied (0 B), 0 already at" in out
     assert f"{len(referenced)} referenced by an asset but in neither store" in out
     # once copied from the right folder, nothing is missing
     env["STORAGE_PATH"] = str(settings.storage_path)
