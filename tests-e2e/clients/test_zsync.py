@@ -4,7 +4,8 @@ multi-range requests (docs/releases.md "AppImage updates").
 
 - zsync throws away the line before each boundary of a `multipart/byteranges` body, so a body
   that starts with the boundary itself (not with CRLF, as nginx writes it) made it retry for ever:
-  the answer written by the releases service alone is checked as well as the one through nginx.
+  the answer written by the releases service alone is checked as well as the one through nginx,
+  and electron-updater's own multi-range downloader reads the same answers.
 - zsyncmake writes the file's name as a relative `URL:`, which zsync resolves against the
   `.zsync`'s address with the query dropped: forge sends the `.zsync` with that URL made absolute
   and pinned to its release (signed when an update key was used), so the permanent
@@ -27,6 +28,8 @@ from forge_testing.waiting import until
 if TYPE_CHECKING:
     from conftest import Stack
 
+    from .conftest import RunNode
+
 pytestmark = pytest.mark.e2e
 
 WORLD = {
@@ -39,6 +42,7 @@ WORLD = {
 ALICE = {"Authorization": "token alice-zsync-token"}
 NAME = "Desk-x86_64.AppImage"
 BLOCK = 2048  # zsyncmake's block size for files this small
+CHANGED = (3, 50, 51, 180, 333)  # the blocks the new AppImage changes; it also grows by 10
 ZSYNC_TIMEOUT = 60  # the old code made zsync retry until killed
 
 
@@ -48,7 +52,7 @@ def appimages() -> tuple[bytes, bytes]:
     rng = random.Random(7)
     old = bytearray(rng.randbytes(400 * BLOCK))
     new = bytearray(old)
-    for block in (3, 50, 51, 180, 333):
+    for block in CHANGED:
         new[block * BLOCK : (block + 1) * BLOCK] = rng.randbytes(BLOCK)
     return bytes(old), bytes(new) + rng.randbytes(10 * BLOCK)
 
@@ -168,3 +172,38 @@ def test_zsync_of_a_private_repository_with_an_update_key(
     revoked = stack.request("DELETE", f"/api/v2/repos/alice/secret/update_keys/{key_id}", ALICE)
     assert revoked.status == 204, revoked.body
     assert zsync(seed, tmp_path / "revoked", f"{url}?key={key}").returncode != 0
+
+
+def download_plan(old_size: int, new_size: int) -> list[tuple[str, int, int]]:
+    """What electron-updater's differential download would do for these two files: copy each
+    unchanged block from the old file, download the changed ones and the new tail."""
+    plan = []
+    for block in range(old_size // BLOCK):
+        kind = "download" if block in CHANGED else "copy"
+        plan.append((kind, block * BLOCK, (block + 1) * BLOCK))
+    plan.append(("download", old_size, new_size))
+    return plan
+
+
+@pytest.mark.parametrize("route", ["through nginx", "the releases service alone"])
+def test_electron_updater_reads_the_same_multi_range_answers(
+    stack: Stack,
+    published: tuple[Path, bytes],
+    run_node: RunNode,
+    tmp_path: Path,
+    route: str,
+) -> None:
+    """electron-updater's own multi-range downloader (the one its differential downloads run)
+    accepts the body that starts with CRLF before the first boundary: it rebuilds the new file
+    from the old one and six ranges asked in one request."""
+    seed, new = published
+    if route == "through nginx":
+        base_url = stack.base_url
+    else:
+        base_url = f"http://127.0.0.1:{stack.ports['releases']}/"
+    url = f"{base_url}alice/desk/releases/download/v1.1.0/{NAME}"
+    plan = json.dumps(download_plan(seed.stat().st_size, len(new)))
+    out = tmp_path / NAME
+    done = run_node("electron-updater-ranges.js", url, str(seed), str(out), plan)
+    assert done == {"written": len(new)}
+    assert out.read_bytes() == new
