@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 import pytest
+from forge_testing.waiting import until
 
 from ..conftest import Stack
 from .test_pages_browser import browser
@@ -101,3 +102,32 @@ def test_a_reader_sees_no_draft_and_no_console(stack: Stack, browser: Any) -> No
     assert page.locator(".badge:text-is('Draft')").count() == 0
     assert "v2.0.0" not in page.locator("main").inner_text()
     page.context.close()
+
+
+def test_one_download_count_on_every_page_never_going_back(stack: Stack, browser: Any) -> None:
+    """Three downloads, then the repository page reloaded in Chromium until it shows them: its
+    count never goes back between reloads (it showed 1, 2, then 1 again), and it ends where the
+    releases page and the API are, within the flush delay."""
+    name = "App-1.1.0.AppImage"
+    for _ in range(3):
+        assert stack.get(f"/acme/app/releases/download/v1.1.0/{name}").status == 200
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+
+    def shown(path: str) -> int:
+        page.goto(stack.base_url + path)
+        row = page.locator("main tr", has_text=name).first
+        return int(row.locator("td.num").nth(1).inner_text())
+
+    def api() -> int:
+        release = stack.get("/api/v2/repos/acme/app/releases/v1.1.0").json()
+        return int(next(a["download_count"] for a in release["assets"] if a["name"] == name))
+
+    seen: list[int] = []
+
+    def counted() -> bool:
+        seen.append(shown("acme/app"))
+        return seen[-1] >= 3 and seen[-1] == api()
+
+    until(counted, 30, lambda: f"repository page counts {seen}, the API {api()}", 0.2)
+    assert seen == sorted(seen), seen
+    assert shown("acme/app/releases") == seen[-1] == shown("acme/app")
