@@ -34,7 +34,14 @@ _next = itertools.count()
 
 def free_port() -> int:
     """A port on 127.0.0.1 nothing listens on, from this worker's block (its ports are used
-    round-robin: a port handed out is not handed out again until the block wraps)."""
+    round-robin: a port handed out is not handed out again until the block wraps). A process that
+    is no worker (`make test`'s bench-smoke and fuzz-smoke run beside the workers) takes one from
+    the kernel's ephemeral range, which no worker's block overlaps: with the first block it took
+    the ports of worker gw0's moto and PostgreSQL servers."""
+    if worker_name() == "main":
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            return int(sock.getsockname()[1])
     block = FIRST_PORT + worker_index() % 12 * PORTS_PER_WORKER
     for _ in range(PORTS_PER_WORKER):
         port = block + next(_next) % PORTS_PER_WORKER
