@@ -27,7 +27,10 @@ PUBLIC = {"Cache-Control": "public, no-cache"}
 def load(package: str, name: str) -> JSON:
     """The document in the YAML file `name` of the importable `package`."""
     text = resources.files(package).joinpath(name).read_text(encoding="utf-8")
-    loaded: JSON = yaml.safe_load(text)
+    # libyaml's loader when PyYAML was built with it: the pure-Python one takes half a second
+    # for the orgs document, paid by every process that imports a route table
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loaded: JSON = yaml.load(text, Loader=loader)  # noqa: S506 (a safe loader, C or Python)
     return loaded
 
 
