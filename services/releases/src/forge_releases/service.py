@@ -22,6 +22,8 @@ from .insights.dimensions import Defaults
 from .insights.lifecycle import insights_context
 from .keys import DOWNLOAD_COUNTER, INSIGHTS, OPTIONS, RELEASE_CACHE, STORAGE
 from .lifecycle import counter_context, listener_context, storage_context
+from .linux.openpgp import Keyring
+from .linux.repository import KEYRING
 from .metrics import add_releases_metrics
 from .options import Options, with_settings
 from .pages.cache import PAGE_CACHE, PageCache
@@ -47,9 +49,15 @@ def setup(app: web.Application, settings: Settings, options: Options) -> None:
     app.cleanup_ctx.append(counter_context)
     app.cleanup_ctx.append(insights_context)
     app.cleanup_ctx.append(storage_context)
+    app[KEYRING] = Keyring()  # this process's own GnuPG home (linux/openpgp.py)
+    app.on_cleanup.append(_close_keyring)
     app[PAGE_CACHE] = PageCache()
     pages.setup(app, "forge_releases.pages")
     add_routes(app)
+
+
+async def _close_keyring(app: web.Application) -> None:
+    app[KEYRING].close()
 
 
 def add_commands(commands: Any) -> None:

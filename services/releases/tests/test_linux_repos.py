@@ -1,0 +1,119 @@
+"""The apt and dnf repositories (linux/, docs/releases.md "Linux package repositories"): made from
+the metadata inside each uploaded `.deb` and `.rpm` (built here by dpkg-deb and rpmbuild, never
+read from the file name), signed by the instance's OpenPGP key, which Debian's `sqv` (Sequoia's
+policy, as Debian 13's apt applies it) accepts. Real apt-get and dnf read them in
+tests-e2e/clients/test_linux_repos.py."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from forge_testing.linux_packages import deb, rpm
+
+from .support import TOKENS, one_repo
+from .test_velopack_feed import publish
+
+BASE = "/owner/app"
+OWNER = {"Authorization": f"token {TOKENS['owner']}"}
+
+
+async def _get(client: Any, path: str, **headers: str) -> bytes:
+    resp = await client.get(f"{BASE}{path}", headers=headers)
+    assert resp.status == 200, (path, resp.status, await resp.text())
+    return await resp.read()
+
+
+def _paragraphs(text: bytes) -> list[dict[str, str]]:
+    found = []
+    for block in text.decode().strip().split("\n\n"):
+        fields = {}
+        for line in block.splitlines():
+            if not line.startswith(" "):
+                name, _, value = line.partition(": ")
+                fields[name] = value
+        found.append(fields)
+    return found
+
+
+def sqv(
+    tmp: Path, keys: bytes, signature: bytes, signed: bytes
+) -> subprocess.CompletedProcess[str]:
+    (tmp / "key.asc").write_bytes(keys)
+    (tmp / "sig").write_bytes(signature)
+    (tmp / "data").write_bytes(signed)
+    return subprocess.run(
+        ["sqv", "--keyring", str(tmp / "key.asc"), str(tmp / "sig"), str(tmp / "data")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+async def test_apt_lists_every_version_and_architecture_from_the_packages_own_control(
+    make_client: Any, load: Any, tmp_path: Path
+) -> None:
+    await load(one_repo([]))
+    client = await make_client()
+    amd64, arm64 = deb("acc-app", "1.0.0", "amd64"), deb("acc-app", "1.0.0", "arm64")
+    # the names say nothing true: what is listed comes from the packages themselves
+    await publish(client, "v1.0.0", {"a.deb": amd64, "b.deb": arm64})
+    await publish(
+        client, "v1.1.0-beta.1", {"c.deb": deb("acc-app", "1.1.0~beta.1")}, prerelease=True
+    )
+    await publish(client, "v1.2.0", {"d.deb": deb("acc-app", "1.2.0")}, draft=True)
+
+    release = (await _get(client, "/apt/dists/stable/Release")).decode()
+    assert "Architectures: amd64 arm64\n" in release
+    assert "Acquire-By-Hash: yes" in release and "Valid-Until: " in release
+    listed = _paragraphs(await _get(client, "/apt/dists/stable/main/binary-amd64/Packages"))
+    assert [(p["Package"], p["Version"]) for p in listed] == [("acc-app", "1.0.0")]
+    assert listed[0]["SHA256"] == hashlib.sha256(amd64).hexdigest()
+    assert await _get(client, f"/apt/{listed[0]['Filename']}") == amd64
+
+    beta = _paragraphs(await _get(client, "/apt/dists/beta/main/binary-amd64/Packages"))
+    assert sorted(p["Version"] for p in beta) == ["1.0.0", "1.1.0~beta.1"]  # every version
+    packed = await _get(client, "/apt/dists/beta/main/binary-amd64/Packages.gz")
+    release = (await _get(client, "/apt/dists/beta/Release")).decode()
+    digest = hashlib.sha256(packed).hexdigest()
+    assert f" {digest} {len(packed):>8} main/binary-amd64/Packages.gz" in release
+    assert (
+        await _get(client, f"/apt/dists/beta/main/binary-amd64/by-hash/SHA256/{digest}") == packed
+    )
+    assert gzip.decompress(packed) == await _get(
+        client, "/apt/dists/beta/main/binary-amd64/Packages"
+    )
+
+    keys = await _get(client, "/apt/key.asc")
+    signed = await _get(client, "/apt/dists/beta/Release")
+    checked = sqv(tmp_path, keys, await _get(client, "/apt/dists/beta/Release.gpg"), signed)
+    assert checked.returncode == 0, checked.stderr
+    tampered = sqv(tmp_path, keys, await _get(client, "/apt/dists/beta/Release.gpg"), signed + b" ")
+    assert tampered.returncode != 0
+    inline = await _get(client, "/apt/dists/beta/InRelease")
+    assert inline.startswith(b"-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA512")
+
+
+async def test_the_rpm_repository_is_createrepo_metadata_signed_over_the_final_repomd(
+    make_client: Any, load: Any, tmp_path: Path
+) -> None:
+    await load(one_repo([]))
+    client = await make_client()
+    x86, arm = rpm("acc-app", "1.0.0", "amd64"), rpm("acc-app", "1.0.0", "arm64")
+    await publish(client, "v1.0.0", {"acc-app.x86_64.rpm": x86, "acc-app.aarch64.rpm": arm})
+    document = await _get(client, "/rpm/stable/repodata/repomd.xml")
+    signature = await _get(client, "/rpm/stable/repodata/repomd.xml.asc")
+    checked = sqv(tmp_path, await _get(client, "/rpm/key.asc"), signature, document)
+    assert checked.returncode == 0, checked.stderr
+    href = document.decode().split('<data type="primary">')[1].split('href="')[1].split('"')[0]
+    primary = gzip.decompress(await _get(client, f"/rpm/stable/{href}")).decode()
+    assert primary.count("<name>acc-app</name>") == 2
+    assert "<arch>aarch64</arch>" in primary and "<arch>x86_64</arch>" in primary
+    assert hashlib.sha256(x86).hexdigest() in primary
+    location = primary.split('<location href="')[1].split('"')[0]
+    assert await _get(client, f"/rpm/stable/{location}") in (x86, arm)
+    repo = (await _get(client, "/rpm/stable.repo")).decode()
+    assert "repo_gpgcheck=1" in repo and "/owner/app/rpm/stable/" in repo
