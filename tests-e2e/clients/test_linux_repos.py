@@ -106,7 +106,7 @@ class Mirror:
 
     def __init__(self, upstream: str, tamper: Callable[[str, bytes], bytes]) -> None:
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            def do_GET(self) -> None:  # http.server calls it by this name
                 try:
                     with urllib.request.urlopen(upstream + self.path.lstrip("/")) as got:  # noqa: S310
                         body = tamper(self.path, got.read())
