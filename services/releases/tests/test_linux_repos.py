@@ -6,13 +6,18 @@ tests-e2e/clients/test_linux_repos.py."""
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import hashlib
 import subprocess
 from pathlib import Path
 from typing import Any
 
+from forge_common.cli import main
+from forge_common.config import Settings
+from forge_common.keys import DB_POOL
 from forge_testing.linux_packages import deb, rpm
+from forge_testing.waiting import eventually
 
 from .support import TOKENS, one_repo
 from .test_velopack_feed import publish
@@ -40,13 +45,15 @@ def _paragraphs(text: bytes) -> list[dict[str, str]]:
 
 
 def sqv(
-    tmp: Path, keys: bytes, signature: bytes, signed: bytes
+    tmp: Path, keys: bytes, signature: bytes, signed: bytes, signatures: int = 1
 ) -> subprocess.CompletedProcess[str]:
+    """Debian's `sqv` (Sequoia's policy, as Debian 13's apt verifies): `signatures` good ones."""
     (tmp / "key.asc").write_bytes(keys)
     (tmp / "sig").write_bytes(signature)
     (tmp / "data").write_bytes(signed)
+    files = [str(tmp / "key.asc"), str(tmp / "sig"), str(tmp / "data")]
     return subprocess.run(
-        ["sqv", "--keyring", str(tmp / "key.asc"), str(tmp / "sig"), str(tmp / "data")],
+        ["sqv", "--signatures", str(signatures), "--keyring", *files],
         capture_output=True,
         text=True,
         check=False,
@@ -117,3 +124,73 @@ async def test_the_rpm_repository_is_createrepo_metadata_signed_over_the_final_r
     assert await _get(client, f"/rpm/stable/{location}") in (x86, arm)
     repo = (await _get(client, "/rpm/stable.repo")).decode()
     assert "repo_gpgcheck=1" in repo and "/owner/app/rpm/stable/" in repo
+
+
+async def _forge(argv: list[str], settings: Settings, capsys: Any) -> tuple[int, str]:
+    env = {"DATABASE_URL": settings.database_url, "LOG_LEVEL": "ERROR"}
+    status = await asyncio.to_thread(main, argv, env)
+    return status, capsys.readouterr().out
+
+
+async def test_a_rotation_signs_with_both_keys_then_the_new_one_alone(
+    make_client: Any, load: Any, settings: Settings, tmp_path: Path, capsys: Any
+) -> None:
+    """`forge linux-key add` makes a second key sign beside the first (either key alone
+    verifies, as a fleet that has only one of them does); `promote` and `retire` end it."""
+    await load(one_repo([]))
+    client = await make_client(wait_cache=True)
+    await publish(client, "v1.0.0", {"a.deb": deb("acc-app", "1.0.0")})
+    old_key = await _get(client, "/apt/key.asc")
+    release = await _get(client, "/apt/dists/stable/Release")
+    assert (
+        sqv(
+            tmp_path, old_key, await _get(client, "/apt/dists/stable/Release.gpg"), release
+        ).returncode
+        == 0
+    )
+    (old,) = [
+        line.split()[0]
+        for line in (await _forge(["linux-key", "list"], settings, capsys))[1].splitlines()
+    ]
+
+    status, out = await _forge(["linux-key", "add"], settings, capsys)
+    assert status == 0, out
+    new = out.split()[0]
+    new_key = await client.app[DB_POOL].fetchval(
+        "SELECT public_key FROM releases.signing_keys WHERE fingerprint = $1", new
+    )
+
+    async def both_sign() -> bool:
+        inline = await _get(client, "/apt/dists/stable/InRelease")
+        return inline.count(b"-----BEGIN PGP SIGNATURE-----") == 1 and len(
+            await _get(client, "/apt/key.asc")
+        ) > len(old_key)
+
+    await eventually(both_sign, what="both keys in key.asc")
+    signature = await _get(client, "/apt/dists/stable/Release.gpg")
+    for alone in (old_key, new_key.encode(), await _get(client, "/apt/key.asc")):
+        checked = sqv(tmp_path, alone, signature, release)
+        assert checked.returncode == 0, checked.stderr
+    keys = await _get(client, "/apt/key.asc")
+    checked = sqv(tmp_path, keys, signature, release, signatures=2)
+    assert checked.returncode == 0, checked.stderr  # two good signatures in one Release.gpg
+
+    assert (await _forge(["linux-key", "retire", old], settings, capsys))[0] == 1  # the current
+    assert (await _forge(["linux-key", "promote", new], settings, capsys))[0] == 0
+    assert (await _forge(["linux-key", "retire", new], settings, capsys))[0] == 1  # now current
+    assert (await _forge(["linux-key", "retire", old], settings, capsys))[0] == 0
+
+    async def old_gone() -> bool:
+        signature = await _get(client, "/apt/dists/stable/Release.gpg")
+        return sqv(tmp_path, old_key, signature, release).returncode != 0
+
+    await eventually(old_gone, what="the retired key signs no more")
+    keys = await _get(client, "/apt/key.asc")
+    assert (
+        sqv(tmp_path, keys, await _get(client, "/apt/dists/stable/Release.gpg"), release).returncode
+        == 0
+    )
+    assert (await _forge(["linux-key", "list"], settings, capsys))[1].split()[:2] == [
+        new,
+        "current",
+    ]

@@ -22,6 +22,7 @@ from .insights.dimensions import Defaults
 from .insights.lifecycle import insights_context
 from .keys import DOWNLOAD_COUNTER, INSIGHTS, OPTIONS, RELEASE_CACHE, STORAGE
 from .lifecycle import counter_context, listener_context, storage_context
+from .linux.commands import add_linux_key_commands
 from .linux.openpgp import Keyring
 from .linux.repository import KEYRING
 from .metrics import add_releases_metrics
@@ -63,6 +64,7 @@ async def _close_keyring(app: web.Application) -> None:
 def add_commands(commands: Any) -> None:
     add_storage_commands(commands)
     add_insights_commands(commands)
+    add_linux_key_commands(commands)
 
 
 SERVICE = Service(
