@@ -73,6 +73,16 @@ async def test_apt_lists_every_version_and_architecture_from_the_packages_own_co
     )
     await publish(client, "v1.2.0", {"d.deb": deb("acc-app", "1.2.0")}, draft=True)
 
+    # read at upload, before any repository request
+    read = await client.app[DB_POOL].fetch(
+        "SELECT name, version, arch FROM releases.linux_packages ORDER BY asset_id"
+    )
+    assert [tuple(row) for row in read] == [
+        ("acc-app", "1.0.0", "amd64"),
+        ("acc-app", "1.0.0", "arm64"),
+        ("acc-app", "1.1.0~beta.1", "amd64"),
+        ("acc-app", "1.2.0", "amd64"),
+    ]
     release = (await _get(client, "/apt/dists/stable/Release")).decode()
     assert "Architectures: amd64 arm64\n" in release
     assert "Acquire-By-Hash: yes" in release and "Valid-Until: " in release
