@@ -204,3 +204,16 @@ async def test_a_rotation_signs_with_both_keys_then_the_new_one_alone(
         new,
         "current",
     ]
+
+
+async def test_the_repository_page_shows_the_one_line_setups(make_client: Any, load: Any) -> None:
+    await load(one_repo([]))
+    client = await make_client()
+    await publish(
+        client, "v1.0.0", {"a.deb": deb("acc-app", "1.0.0"), "b.rpm": rpm("acc-app", "1.0.0")}
+    )
+    page = await (await client.get(BASE)).text()
+    assert "Install on Linux" in page
+    assert "Signed-By: /etc/apt/keyrings/owner-app.asc" in page
+    assert "/owner/app/apt/key.asc" in page and "sudo apt install acc-app" in page
+    assert "/owner/app/rpm/stable.repo" in page and "sudo dnf install acc-app" in page
