@@ -217,3 +217,18 @@ async def test_the_repository_page_shows_the_one_line_setups(make_client: Any, l
     assert "Signed-By: /etc/apt/keyrings/owner-app.asc" in page
     assert "/owner/app/apt/key.asc" in page and "sudo apt install acc-app" in page
     assert "/owner/app/rpm/stable.repo" in page and "sudo dnf install acc-app" in page
+
+
+async def test_every_published_version_stays_listed_beyond_the_update_checks_fifty(
+    make_client: Any, load: Any
+) -> None:
+    await load(one_repo([]))
+    client = await make_client()
+    first = deb("acc-app", "1.0.0")
+    await publish(client, "v1.0.0", {"app.deb": first})
+    for minor in range(1, 52):
+        await publish(client, f"v1.{minor}.0", {"app.deb": deb("acc-app", f"1.{minor}.0")})
+    listed = _paragraphs(await _get(client, "/apt/dists/stable/main/binary-amd64/Packages"))
+    assert len(listed) == 52
+    oldest = next(p for p in listed if p["Version"] == "1.0.0")
+    assert await _get(client, f"/apt/{oldest['Filename']}") == first

@@ -19,16 +19,20 @@ from email.utils import formatdate
 
 from aiohttp import web
 from forge_common.conditional import etag_of
+from forge_common.ids import positive_int64
+from forge_common.keys import DB_POOL
 
 from ..downloads.files import serve_asset
 from ..errors import AssetNotFound, NoReleasesFound
 from ..feeds.feed import Counted, Feed, FileRoute, QueryPart, Updater
 from ..feeds.serving import routed_key, serve
 from ..read.cache import Answer, RepoReleases
+from ..read.queries import release_by_id
 from ..read.resolve import resolve
 from ..read.update_check import repo_releases
 from .openapi import file_operation, metadata_operation
 from .packages import DEB, pool_path
+from .queries import release_of
 from .repository import KEYRING, Listed, packages, public_keys, signing_keys
 
 CHANNELS = ("stable", "beta")
@@ -181,12 +185,15 @@ async def pool_file(request: web.Request) -> web.StreamResponse:
     package, served as every download is (Range, counting, storage redirects)."""
     raw_id, name = request.match_info["asset_id"], request.match_info["file"]
     resolved = await resolve(request)
-    releases = await repo_releases(request.app, resolved.ref.repo_id)
-    if raw_id.isdigit():
-        for release in releases.everything:
-            if any(a.id == int(raw_id) and a.name == name for a in release.assets):
-                return await serve_asset(request, resolved.ref, release, name, resolved.public)
-    raise AssetNotFound()
+    asset_id = positive_int64(raw_id) if raw_id.isdigit() else None
+    db = request.app[DB_POOL]
+    release_id = None if asset_id is None else await release_of(db, resolved.ref.repo_id, asset_id)
+    release = (
+        None if release_id is None else await release_by_id(db, resolved.ref.repo_id, release_id)
+    )
+    if release is None or not any(a.id == asset_id and a.name == name for a in release.assets):
+        raise AssetNotFound()
+    return await serve_asset(request, resolved.ref, release, name, resolved.public)
 
 
 def _nothing(_: str) -> Mapping[str, str]:

@@ -9,6 +9,7 @@ from typing import Any
 import asyncpg
 from forge_common.db import Queryable, transaction
 
+from ..models import Asset
 from ..read.cache import CHANNEL
 from .packages import LinuxPackage
 
@@ -44,18 +45,34 @@ async def keep_package(db: Queryable, asset_id: int, package: LinuxPackage) -> N
     )
 
 
-async def earlier_names(db: Queryable, repo_id: int, release_id: int, fmt: str) -> set[str]:
-    """The package names of the format's packages in the repository's other releases."""
+async def listed_assets(db: Queryable, repo_id: int, ending: str, stable: bool) -> list[Asset]:
+    """The assets named `*{ending}` of every published release of the repository (not only the
+    update check's 50 newest: every version stays listed), without prereleases when `stable`,
+    without releases staged below 100 %; newest release first, then in attachment order."""
     rows = await db.fetch(
-        """SELECT DISTINCT p.name FROM releases.linux_packages p
-             JOIN releases.assets a ON a.id = p.asset_id
-             JOIN releases.releases r ON r.id = a.release_id
-            WHERE r.repo_id = $1 AND r.id <> $2 AND p.format = $3""",
+        """SELECT a.id, a.release_id, a.name, a.size, a.content_type, a.sha256,
+                  a.uuid::text AS uuid, a.download_count, a.created_at, a.sha1, a.sha512
+             FROM releases.assets a JOIN releases.releases r ON r.id = a.release_id
+            WHERE r.repo_id = $1 AND NOT r.draft AND NOT r.tag_only
+              AND (NOT $2 OR NOT r.prerelease) AND (r.rollout IS NULL OR r.rollout >= 100)
+              AND lower(a.name) LIKE '%' || $3
+            ORDER BY r.created_at DESC, r.id DESC, a.id""",
         repo_id,
-        release_id,
-        fmt,
+        stable,
+        ending,
     )
-    return {row["name"] for row in rows}
+    return [Asset(**dict(row)) for row in rows]
+
+
+async def release_of(db: Queryable, repo_id: int, asset_id: int) -> int | None:
+    """The published release of the repository that has the asset, if any."""
+    found: int | None = await db.fetchval(
+        """SELECT r.id FROM releases.assets a JOIN releases.releases r ON r.id = a.release_id
+            WHERE a.id = $1 AND r.repo_id = $2 AND NOT r.draft AND NOT r.tag_only""",
+        asset_id,
+        repo_id,
+    )
+    return found
 
 
 # --- the instance's OpenPGP keys -------------------------------------------------------------

@@ -3,7 +3,8 @@
 A channel's packages: `stable` lists the `.deb`/`.rpm` of every published release that is not a
 prerelease, `beta` (any other name) of every published release, prereleases too (the update
 check's channels, feeds/channels.py). Every version stays listed (`apt install app=1.0.0` and
-downgrades work); drafts are never candidates, and a release in a staged rollout below 100 % is
+downgrades work), however many releases there are (not only the update check's 50 newest
+candidates); drafts never, and a release in a staged rollout below 100 % is
 held back (a package manager sends no staging id, as Squirrel.Mac's and Tauri's feeds hold it).
 
 The instance's OpenPGP keys (signing_keys/kinds.py `OPENPGP`) live in releases.signing_keys: the
@@ -23,12 +24,12 @@ from forge_common.db import transaction
 from forge_common.keys import DB_POOL
 
 from ..keys import STORAGE
-from ..models import Asset, Release
+from ..models import Asset
 from ..read.cache import RepoReleases
 from ..read.update import STABLE
 from . import queries
 from .openpgp import Keyring
-from .packages import NOT_A_PACKAGE, LinuxPackage, format_of, read_package
+from .packages import ENDINGS, NOT_A_PACKAGE, LinuxPackage, format_of, read_package
 
 KEYRING = web.AppKey("releases_openpgp_keyring", Keyring)
 _GENERATE_LOCK = hashlib.sha256(b"forge openpgp key").digest()[:8]
@@ -37,33 +38,28 @@ USER_ID = "forge package repositories"
 
 @dataclass(frozen=True, slots=True)
 class Listed:
-    release: Release
     asset: Asset
     package: LinuxPackage
-
-
-def _candidates(releases: RepoReleases, channel: str) -> tuple[Release, ...]:
-    pool = releases.stable if channel == STABLE else releases.everything
-    return tuple(r for r in pool if r.rollout is None or r.rollout >= 100)
 
 
 async def packages(
     app: web.Application, releases: RepoReleases, channel: str, fmt: str
 ) -> list[Listed]:
-    """The channel's packages of one format (packages.DEB or RPM), in release order: kept
-    readings, and the assets not read yet read now (and kept)."""
-    found = [
-        (release, asset)
-        for release in _candidates(releases, channel)
-        for asset in release.assets
-        if format_of(asset.name) == fmt
-    ]
-    if not found:
+    """The channel's packages of one format (packages.DEB or RPM), newest release first: kept
+    readings, and the assets not read yet read now (and kept). `releases` says which repository
+    (the answer is kept with it, and dropped with it on publish); every published release is
+    read from the database, not only the update check's newest candidates."""
+    pool = releases.everything or releases.stable
+    if not pool:
         return []
     db = app[DB_POOL]
-    known = await queries.packages_of(db, [asset.id for _, asset in found])
+    ending = next(end for end, kind in ENDINGS.items() if kind == fmt)
+    found = await queries.listed_assets(db, pool[0].repo_id, ending, channel == STABLE)
+    if not found:
+        return []
+    known = await queries.packages_of(db, [asset.id for asset in found])
     listed = []
-    for release, asset in found:
+    for asset in found:
         package = known.get(asset.id)
         if package is None:
             package = await read_package(app[STORAGE], asset.sha256, asset.size, fmt)
@@ -71,7 +67,7 @@ async def packages(
                 continue
             await queries.keep_package(db, asset.id, package)
         if package.format == fmt:
-            listed.append(Listed(release, asset, package))
+            listed.append(Listed(asset, package))
     return listed
 
 
