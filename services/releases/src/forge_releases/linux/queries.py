@@ -11,6 +11,7 @@ from forge_common.db import Queryable, transaction
 
 from ..models import Asset
 from ..read.cache import CHANNEL
+from ..signing_keys.kinds import OPENPGP
 from .packages import LinuxPackage
 
 _FIELDS = "format, name, version, arch, control, primary_xml, filelists_xml, other_xml"
@@ -76,8 +77,6 @@ async def release_of(db: Queryable, repo_id: int, asset_id: int) -> int | None:
 
 
 # --- the instance's OpenPGP keys -------------------------------------------------------------
-
-OPENPGP = "openpgp"
 
 
 async def openpgp_keys(db: Queryable) -> list[dict[str, Any]]:
