@@ -7,6 +7,7 @@ tests-e2e/clients/test_linux_repos.py."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import gzip
 import hashlib
 import subprocess
@@ -232,3 +233,33 @@ async def test_every_published_version_stays_listed_beyond_the_update_checks_fif
     assert len(listed) == 52
     oldest = next(p for p in listed if p["Version"] == "1.0.0")
     assert await _get(client, f"/apt/{oldest['Filename']}") == first
+
+
+async def test_a_private_repository_answers_an_update_key_given_as_the_basic_password(
+    make_client: Any, load: Any
+) -> None:
+    """apt's auth.conf.d and dnf's username/password send the key as an HTTP Basic password; a
+    wrong or revoked key answers as a repository that does not exist. The public keys never
+    carry the secret one."""
+    await load(one_repo([], private=True))
+    client = await make_client()
+    await publish(client, "v1.0.0", {"a.deb": deb("acc-app", "1.0.0")})
+    created = await client.post(
+        "/api/v2/repos/owner/app/update_keys", json={"name": "apt"}, headers=OWNER
+    )
+    assert created.status == 201, await created.text()
+    key, key_id = (await created.json())["key"], (await created.json())["id"]
+
+    def basic(password: str) -> str:
+        return "Basic " + base64.b64encode(f"anyone:{password}".encode()).decode()
+
+    path = f"{BASE}/apt/dists/stable/InRelease"
+    assert (await client.get(path)).status == 401  # as every read of a private repository
+    assert (await client.get(path, headers={"Authorization": basic(key)})).status == 200
+    keys = await client.get(f"{BASE}/apt/key.asc", headers={"Authorization": basic(key)})
+    assert b"PUBLIC KEY" in await keys.read() and b"PRIVATE" not in await keys.read()
+    wrong = basic("forge_uk_" + "0" * 40)
+    assert (await client.get(path, headers={"Authorization": wrong})).status == 404
+    revoked = await client.delete(f"/api/v2/repos/owner/app/update_keys/{key_id}", headers=OWNER)
+    assert revoked.status == 204
+    assert (await client.get(path, headers={"Authorization": basic(key)})).status == 404

@@ -40,7 +40,7 @@ async def test_the_table_of_package_readings_joins_a_database_with_assets(
         full, old = (row["id"] for row in assets)
         applied = await migrate(conn, everything)
         # 0009 first (later migrations of releases follow it)
-        assert [(m.schema, m.version) for m in applied][0] == ("releases", 9)
+        assert (applied[0].schema, applied[0].version) == ("releases", 9)
         assert {m.schema for m in applied} == {"releases"}
         assert await queries.packages_of(conn, [full, old]) == {}  # read later, by the feed
 
