@@ -11,12 +11,16 @@ import base64
 import gzip
 import hashlib
 import subprocess
+from datetime import timedelta
+from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 
 from forge_common.cli import main
 from forge_common.config import Settings
 from forge_common.keys import DB_POOL
+from forge_releases.keys import RELEASE_CACHE
+from forge_releases.linux.apt import until_tomorrow
 from forge_testing.linux_packages import deb, rpm
 from forge_testing.waiting import eventually
 
@@ -263,3 +267,33 @@ async def test_a_private_repository_answers_an_update_key_given_as_the_basic_pas
     revoked = await client.delete(f"/api/v2/repos/owner/app/update_keys/{key_id}", headers=OWNER)
     assert revoked.status == 204
     assert (await client.get(path, headers={"Authorization": basic(key)})).status == 404
+
+
+async def test_release_is_dated_today_valid_a_week_and_dropped_when_a_day_starts(
+    make_client: Any, load: Any
+) -> None:
+    """`Valid-Until` makes a replayed old Release fail; the kept Release answers are dropped at
+    each day's start (resign_daily), so a repository nobody publishes to is signed again."""
+    await load(one_repo([]))
+    client = await make_client(wait_cache=True)
+    await publish(client, "v1.0.0", {"a.deb": deb("acc-app", "1.0.0")})
+    fields = _paragraphs(await _get(client, "/apt/dists/stable/Release"))[0]
+    date = parsedate_to_datetime(fields["Date"])
+    assert (date.hour, date.minute, date.second) == (0, 0, 0)
+    assert parsedate_to_datetime(fields["Valid-Until"]) - date == timedelta(days=7)
+    assert until_tomorrow(86_400 * 3 + 10) == 86_390
+
+    cache = client.app[RELEASE_CACHE]
+
+    def kept() -> list[str]:
+        answers = [r.answers for r in cache._repos.values()]
+        return [key for found in answers for key in found if key.startswith("feed apt ")]
+
+    async def is_kept() -> bool:  # once the publish's own notification has been heard
+        await _get(client, "/apt/dists/stable/Release")
+        return kept() == ["feed apt stable Release"]
+
+    await eventually(is_kept, what="the Release answer kept")
+    cache.drop_answers("feed apt ")
+    assert kept() == []
+    assert _paragraphs(await _get(client, "/apt/dists/stable/Release"))[0] == fields

@@ -22,6 +22,7 @@ from .insights.dimensions import Defaults
 from .insights.lifecycle import insights_context
 from .keys import DOWNLOAD_COUNTER, INSIGHTS, OPTIONS, RELEASE_CACHE, STORAGE
 from .lifecycle import counter_context, listener_context, storage_context
+from .linux.apt import resign_daily
 from .linux.commands import add_linux_key_commands
 from .linux.openpgp import Keyring
 from .linux.repository import KEYRING
@@ -50,6 +51,7 @@ def setup(app: web.Application, settings: Settings, options: Options) -> None:
     app.cleanup_ctx.append(counter_context)
     app.cleanup_ctx.append(insights_context)
     app.cleanup_ctx.append(storage_context)
+    app.cleanup_ctx.append(resign_daily)
     app[KEYRING] = Keyring()  # this process's own GnuPG home (linux/openpgp.py)
     app.on_cleanup.append(_close_keyring)
     app[PAGE_CACHE] = PageCache()

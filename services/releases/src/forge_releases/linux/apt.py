@@ -6,15 +6,19 @@ own control stanzas (repository.py), and the packages under `pool/{asset id}/{na
 `Release` names the architectures that have a package, says `Acquire-By-Hash: yes` (the indexes
 are also served under `by-hash/SHA256/{digest}`, so a client never pairs an old `Packages` with a
 new `Release`), and carries `Date` and `Valid-Until`: metadata is dated at the start of the
-current day (UTC; so every replica makes the same `Release`) and valid for a week, and the day is
-part of the kept answer's key, so it is signed again each day without any publish."""
+current day (UTC; so every replica makes the same `Release`) and valid for a week; each replica
+drops its kept `Release` answers when a day starts (`resign_daily`), so they are signed again
+every day without any publish. (The day is not part of the kept answer's key: the lane before
+routing remembers each request target's key, forge_common.fast_path.)"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gzip
 import hashlib
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from email.utils import formatdate
 
 from aiohttp import web
@@ -24,8 +28,9 @@ from forge_common.keys import DB_POOL
 
 from ..downloads.files import serve_asset
 from ..errors import AssetNotFound, NoReleasesFound
-from ..feeds.feed import Counted, Feed, FileRoute, QueryPart, Updater
+from ..feeds.feed import Counted, Feed, FileRoute, Updater
 from ..feeds.serving import routed_key, serve
+from ..keys import RELEASE_CACHE
 from ..read.cache import Answer, RepoReleases
 from ..read.queries import release_by_id
 from ..read.resolve import resolve
@@ -46,9 +51,30 @@ GZIP = "application/gzip"
 PGP = "application/pgp-signature"
 
 
-def period(_: Mapping[str, str] | None = None) -> str:
-    """The day (UTC, days since the epoch) whose metadata is served: part of the kept key."""
-    return str(int(time.time()) // DAY)
+def today() -> int:
+    """The day (UTC, days since the epoch) whose metadata is made now."""
+    return int(time.time()) // DAY
+
+
+def until_tomorrow(now: float) -> float:
+    """Seconds from `now` to the start of the next UTC day."""
+    return DAY - now % DAY
+
+
+async def resign_daily(app: web.Application) -> AsyncIterator[None]:
+    """A cleanup context: when each UTC day starts, this replica drops its kept `InRelease`,
+    `Release` and `Release.gpg` answers, so the next request dates and signs them again."""
+
+    async def run() -> None:
+        while True:
+            await asyncio.sleep(until_tomorrow(time.time()) + 1)
+            app[RELEASE_CACHE].drop_answers(f"feed {RELEASE.kind} ")
+
+    task = asyncio.create_task(run(), name="releases-apt-resign")
+    yield
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
 
 
 def stanza(item: Listed) -> str:
@@ -125,7 +151,7 @@ async def release_file(request: web.Request) -> web.Response:
 
     async def build(releases: RepoReleases, _: object) -> Answer:
         items = await packages(request.app, releases, channel, DEB)
-        text = release_text(name, channel, items, int(period()))
+        text = release_text(name, channel, items, today())
         if file == "Release":
             return _answer(text, TEXT)
         keys = await signing_keys(request.app)
@@ -208,8 +234,7 @@ RELEASE = Feed(
     path="/{owner}/{repo}/apt/dists/{channel}/{file}",
     handler=release_file,
     key="apt {channel} {file}",
-    query_part=QueryPart("day", period),
-    counted=Counted({"channel": "channel", "file": _nothing, "day": _nothing}, _LINUX),
+    counted=Counted({"channel": "channel", "file": _nothing}, _LINUX),
     updaters=(APT,),
     operation=metadata_operation(
         "aptRelease",
