@@ -5,7 +5,8 @@
 
 - apt-get update finds 1.0.0 (amd64 and arm64), verifies `InRelease` against `key.asc`, and
   `apt-get download` fetches the bytes uploaded; after 1.1.0 is published it finds both versions.
-- dnf makecache verifies `repomd.xml.asc` and `dnf download` fetches the uploaded `.rpm`.
+- dnf makecache verifies `repomd.xml.asc` and `dnf download` fetches the uploaded `.rpm`; after
+  1.1.0 is published it downloads 1.1.0, and 1.0.0 still.
 - A mirror that changes one byte of `InRelease`'s text, of `Packages` or of `repomd.xml` is
   refused by the client: the signatures are checked.
 - A private repository: an update key as the password (apt's auth.conf.d, dnf's
@@ -40,6 +41,7 @@ WORLD = {
     "repos": [
         {"owner": "alice", "name": "desk"},
         {"owner": "alice", "name": "secret", "private": True},
+        {"owner": "alice", "name": "fedora"},
     ],
 }
 ALICE = {"Authorization": f"token {TOKEN}"}
@@ -91,14 +93,22 @@ def test_apt_get_updates_verifies_and_downloads_then_sees_the_next_release(
     assert apt.download(f"{NAME}:amd64=1.0.0") == first["desk-1.0.0-amd64.deb"]  # still listed
 
 
-def test_dnf_makecache_verifies_repomd_and_downloads(
+def test_dnf_makecache_verifies_repomd_and_downloads_then_sees_the_next_release(
     stack: Stack, first: dict[str, bytes], tmp_path: Path
 ) -> None:
+    stack.publish("alice/fedora", "v1.0.0", first, ALICE)
     dnf = Dnf(tmp_path / "dnf")
-    dnf.repo(key(stack, "/alice/desk/rpm/stable.repo").decode())
+    dnf.repo(key(stack, "/alice/fedora/rpm/stable.repo").decode())
     done = dnf.makecache()
     assert done.returncode == 0, done.stdout + done.stderr
     assert dnf.download(f"{NAME}-1.0.0") == first["desk-1.0.0.x86_64.rpm"]
+
+    later = packages("1.1.0")
+    stack.publish("alice/fedora", "v1.1.0", later, ALICE)
+    done = dnf.makecache()
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert dnf.download(NAME) == later["desk-1.1.0.x86_64.rpm"]  # the newest
+    assert dnf.download(f"{NAME}-1.0.0") == first["desk-1.0.0.x86_64.rpm"]  # still listed
 
 
 class Mirror:
