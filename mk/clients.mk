@@ -8,6 +8,9 @@
 
 CLIENTS_DIR := tests-e2e/clients
 APT_TOOLS += minisign:minisign ip:iproute2 zsync:zsync
+# the Linux repositories (test_linux_repos.py): Sequoia's sqv as Debian 13's apt verifies, and
+# real dnf and rpmbuild (dpkg-deb, apt-get and gpg come with Debian itself)
+APT_TOOLS += sqv:sqv dnf:dnf+dnf-plugins-core rpmbuild:rpm
 
 TEST_PREREQUISITES += clients-tools
 

@@ -3,7 +3,8 @@
 public repository of 10 releases: update.electronjs.org's shape (`/{owner}/{repo}/darwin-{arch}/
 {version}`, what update-electron-app calls on every start, and its Windows RELEASES), Squirrel.
 Windows RELEASES, electron-updater's latest-mac.yml, Tauri's dynamic and static answers and
-Velopack's releases.{channel}.json (20 packages), with
+Velopack's releases.{channel}.json (20 packages), the apt repository's signed InRelease and its
+Packages and the dnf repository's repomd.xml (10 packages each), with
 the version-2 update check as the reference row. Feeds are hot paths too: every installed app asks
 on every start, so every feed is held to the update check's target (docs/decisions.md "The update
 feeds"): >= 0.85 of the bare handler, side by side.
@@ -60,11 +61,14 @@ FEED_ASSETS = (
     "App-{v}-delta.nupkg",
     "App_{v}_aarch64.app.tar.gz",
     "App_{v}_aarch64.app.tar.gz.sig",
+    "app_{v}_amd64.deb",
+    "app-{v}-1.x86_64.rpm",
 )
 # every asset row shares one blob (sizes 1000 + index; never downloaded): the Tauri answers read
 # it as the `.sig` text, so it holds printable ASCII
 SHARED_BLOB = "0" * 64
 JSON = "application/json"
+TEXT = "text/plain; charset=utf-8"
 FEEDS = "api/v2/repos/bench/app/releases/feeds"
 # route name → (path, text the answer must contain, its Content-Type)
 ROUTES = {
@@ -98,6 +102,14 @@ ROUTES = {
         "App-1.9.0-delta.nupkg",
         JSON,
     ),
+    # the Linux repositories' metadata (apt-get update and dnf makecache ask for these)
+    "apt InRelease": ("bench/app/apt/dists/stable/InRelease", "Architectures: amd64", TEXT),
+    "apt Packages": (
+        "bench/app/apt/dists/stable/main/binary-amd64/Packages",
+        "Version: 1.9.0",
+        TEXT,
+    ),
+    "dnf repomd.xml": ("bench/app/rpm/stable/repodata/repomd.xml", "<revision>", "application/xml"),
 }
 
 
@@ -117,6 +129,31 @@ async def prepare(url: str, storage: Path) -> None:
                       'osx', 'notes', '<p>notes</p>'
                  FROM releases.assets a JOIN releases.releases r ON r.id = a.release_id
                 WHERE r.repo_id = $1 AND a.name LIKE '%.nupkg'""",
+            repo,
+        )
+        # the Linux repositories' readings of each .deb's control and .rpm's header, as kept at
+        # upload (linux/packages.py)
+        await conn.execute(
+            """INSERT INTO releases.linux_packages
+                      (asset_id, format, name, version, arch, control, primary_xml)
+               SELECT a.id, f.format, 'app', f.version, f.arch,
+                      CASE WHEN f.format = 'deb' THEN
+                           concat_ws(E'\\n', 'Package: app', 'Version: ' || f.version,
+                                     'Architecture: amd64', 'Maintainer: bench <b@example.invalid>',
+                                     'Description: the bench app', '')
+                           ELSE '' END,
+                      CASE WHEN f.format = 'rpm' THEN
+                           '<package type="rpm"><name>app</name><arch>x86_64</arch>'
+                           || '<version epoch="0" ver="' || f.version || '" rel="1"/>'
+                           || '<location href="@FORGE_HREF@"/></package>' || E'\\n'
+                           ELSE '' END
+                 FROM releases.assets a JOIN releases.releases r ON r.id = a.release_id,
+                      LATERAL (SELECT CASE WHEN a.name LIKE '%.deb' THEN 'deb' ELSE 'rpm' END
+                                          AS format,
+                                      substring(a.name FROM '^app[_-]([0-9.]+?)[_-]') AS version,
+                                      CASE WHEN a.name LIKE '%.deb' THEN 'amd64' ELSE 'x86_64'
+                                      END AS arch) f
+                WHERE r.repo_id = $1 AND (a.name LIKE '%.deb' OR a.name LIKE '%.rpm')""",
             repo,
         )
         await conn.execute("ANALYZE")

@@ -21,6 +21,12 @@ VALUES = {
     "file": "latest-mac.yml",
     "channel": "osx",
 }
+# the Linux repositories' routes name their files and channels in the path (linux/)
+BY_KIND = {
+    "apt": {"channel": "stable", "file": "InRelease"},
+    "apt-packages": {"channel": "stable", "file": "Packages"},
+    "rpm": {"channel": "stable", "file": "repomd.xml"},
+}
 # every feed offers v1.1.0 from these (a version 1.0.0 runs, on macOS, arm64)
 FEED_ASSETS = [
     "App-1.1.0-arm64-mac.zip",
@@ -32,7 +38,7 @@ FEED_ASSETS = [
 
 def target(feed: Feed) -> str:
     """A request target of `feed`'s route, with a channel when the feed has channels."""
-    path = feed.path.format_map(VALUES)
+    path = feed.path.format_map({**VALUES, **BY_KIND.get(feed.kind, {})})
     return f"{path}?channel=stable" if feed.channel else path
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestServer
+from forge_testing.linux_packages import deb, rpm
 from forge_testing.velopack import nupkg
 
 from .test_cli_publish import publish_in_process, server
@@ -95,3 +96,38 @@ async def test_a_velopack_package_of_another_version_or_id_is_warned_about(
         "warning: OtherApp-1.7.0-linux-full.nupkg is package OtherApp, but the channel linux has "
         "AccApp" in err
     ), err
+
+
+async def test_a_linux_package_of_another_version_or_name_is_warned_about(
+    server: TestServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """apt and dnf order packages by their own version (a prerelease tag v1.2.0-beta.1 is
+    1.2.0~beta.1 there) and upgrade by package name: a .deb or .rpm disagreeing with the tag, or
+    named otherwise than the repository's earlier packages, is warned about."""
+    url = str(server.make_url("/"))
+
+    def package(folder: str, name: str, data: bytes) -> Path:
+        path = tmp_path / folder / name
+        path.parent.mkdir()
+        path.write_bytes(data)
+        return path
+
+    wrong = package("one", "app.deb", deb("acc-app", "1.0.0"))
+    code, _, err = await publish_in_process(capsys, "owner/pub", "v1.5.0", wrong, url=url)
+    assert code == 0, err
+    assert "warning: app.deb is version 1.0.0, the tag v1.5.0 is 1.5.0 as apt and dnf" in err
+
+    dashed = package("two", "app.rpm", rpm("acc-app", "1.6.0", release="beta.1"))
+    pre = package("three", "app.deb", deb("acc-app", "1.6.0~beta.1"))
+    code, _, err = await publish_in_process(
+        capsys, "owner/pub", "v1.6.0-beta.1", dashed, pre, url=url
+    )
+    assert code == 0, err
+    assert "app.rpm is version 1.6.0, the tag v1.6.0-beta.1 is 1.6.0~beta.1" in err, err
+    assert "app.deb is version" not in err, err
+
+    other = package("four", "other.deb", deb("other-app", "1.7.0"))
+    code, _, err = await publish_in_process(capsys, "owner/pub", "v1.7.0", other, url=url)
+    assert code == 0, err
+    assert "warning: other.deb is package other-app, but the repository's earlier deb " in err
+    assert "packages are acc-app" in err, err

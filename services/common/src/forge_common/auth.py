@@ -179,6 +179,10 @@ async def authenticate(request: web.Request) -> None:
     if header is None:
         return
     basic = parse_basic(header)
+    if basic is not None and basic[1].startswith(UPDATE_KEY_PREFIX) and _takes_update_keys(request):
+        # apt's auth.conf and dnf's username/password: the update key as the password
+        request[HEADER_UPDATE_KEY] = basic[1]
+        return
     if basic is not None:
         request[VIEWER] = await _by_basic(request, *basic)
         return

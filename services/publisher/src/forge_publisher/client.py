@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gzip
 import hashlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ import orjson
 from forge_common.units import human_size
 from yarl import URL
 
+from .linux_warnings import deb_names, linux_warnings, primary_href, rpm_names
 from .progress import Progress
 from .velopack_warnings import velopack_warnings
 
@@ -265,8 +267,30 @@ class Publisher:
         ids = {a.get("PackageId") for a in assets if isinstance(a, dict)}
         return {found for found in ids if isinstance(found, str) and found}
 
+    async def raw(self, path: str) -> bytes | None:
+        """The body of a GET of `{base}{owner}/{repo}/{path}`, None unless 200."""
+        url = f"{self.req.base_url}{_segment(self.req.owner)}/{_segment(self.req.repo)}/{path}"
+        async with self.session.get(URL(url, encoded=True), headers=self.headers) as resp:
+            return await resp.read() if resp.status == 200 else None
+
+    async def linux_names(self, fmt: str) -> set[str]:
+        """The package names the repository's apt or dnf repository lists now (beta: every
+        published release)."""
+        if fmt == "deb":
+            names: set[str] = set()
+            for arch in ("amd64", "arm64", "armhf", "i386"):
+                text = await self.raw(f"apt/dists/beta/main/binary-{arch}/Packages")
+                names |= deb_names((text or b"").decode(errors="replace"))
+            return names
+        repomd = await self.raw("rpm/beta/repodata/repomd.xml")
+        href = primary_href((repomd or b"").decode(errors="replace"))
+        packed = await self.raw(f"rpm/beta/{href}") if href else None
+        return rpm_names(gzip.decompress(packed).decode(errors="replace")) if packed else set()
+
     async def run(self) -> None:
         for line in await velopack_warnings(self.req.tag, self.req.files, self.velopack_feed_ids):
+            self.err.write(f"forge: {line}\n")
+        for line in await linux_warnings(self.req.tag, self.req.files, self.linux_names):
             self.err.write(f"forge: {line}\n")
         release = await self.find_release()
         if release is None:

@@ -22,6 +22,10 @@ from .insights.dimensions import Defaults
 from .insights.lifecycle import insights_context
 from .keys import DOWNLOAD_COUNTER, INSIGHTS, OPTIONS, RELEASE_CACHE, STORAGE
 from .lifecycle import counter_context, listener_context, storage_context
+from .linux.apt import resign_daily
+from .linux.commands import add_linux_key_commands
+from .linux.openpgp import Keyring
+from .linux.repository import KEYRING
 from .metrics import add_releases_metrics
 from .options import Options, with_settings
 from .pages.cache import PAGE_CACHE, PageCache
@@ -47,14 +51,22 @@ def setup(app: web.Application, settings: Settings, options: Options) -> None:
     app.cleanup_ctx.append(counter_context)
     app.cleanup_ctx.append(insights_context)
     app.cleanup_ctx.append(storage_context)
+    app.cleanup_ctx.append(resign_daily)
+    app[KEYRING] = Keyring()  # this process's own GnuPG home (linux/openpgp.py)
+    app.on_cleanup.append(_close_keyring)
     app[PAGE_CACHE] = PageCache()
     pages.setup(app, "forge_releases.pages")
     add_routes(app)
 
 
+async def _close_keyring(app: web.Application) -> None:
+    app[KEYRING].close()
+
+
 def add_commands(commands: Any) -> None:
     add_storage_commands(commands)
     add_insights_commands(commands)
+    add_linux_key_commands(commands)
 
 
 SERVICE = Service(

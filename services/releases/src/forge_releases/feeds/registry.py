@@ -9,6 +9,7 @@ index is by literal prefix), so the order only says which of each group comes fi
 from __future__ import annotations
 
 from ..errors import InvalidVersion, NoReleasesFound
+from ..linux import apt, rpm
 from ..read.cache import Answer, RepoReleases
 from . import electron_updater, squirrel_mac, squirrel_windows, tauri_updater, velopack
 from .feed import Feed, FileRoute, Updater
@@ -21,10 +22,13 @@ FEEDS: tuple[Feed, ...] = (
     tauri_updater.DYNAMIC,
     squirrel_windows.ELECTRONJS,
     velopack.FEED,
+    apt.RELEASE,
+    apt.PACKAGES,
+    rpm.REPODATA,
 )
 # routes of files a feed names relative to itself, after every feed (the router tries them in
 # order: `velopack/releases.{channel}.json` is the feed's, any other name under it a package's)
-FILES: tuple[FileRoute, ...] = (velopack.PACKAGES,)
+FILES: tuple[FileRoute, ...] = (velopack.PACKAGES, *apt.FILES, *rpm.FILES)
 BY_KIND = {feed.kind: feed for feed in FEEDS}
 if len(BY_KIND) != len(FEEDS):
     raise RuntimeError("two feeds keep their answers under the same kind of key")

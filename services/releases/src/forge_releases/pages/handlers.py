@@ -29,6 +29,7 @@ from ..console.releases import edit_path
 from ..console.updaters import rollout_of
 from ..errors import NoReleasesFound
 from ..keys import DOWNLOAD_COUNTER, RELEASE_CACHE
+from ..linux.install import install_on_linux
 from ..models import Asset, Release, Resolved
 from ..read import queries, render
 from ..read.handlers import DRAFT_READERS, find_release, list_page
@@ -125,6 +126,7 @@ async def repo_page(request: web.Request) -> web.StreamResponse:
     latest = page_latest(candidates.stable)
     repo = _repo(request, resolved)
     context: dict[str, Any] = {"repo": repo, "og_url": repo["url"], "latest": None, "offer": None}
+    context["linux"] = None
     context["og_description"] = repo["description"] or f"{repo['full_name']} on Forge"
     context["console"] = console_links(request, resolved)
     if latest is not None:
@@ -132,6 +134,9 @@ async def repo_page(request: web.Request) -> web.StreamResponse:
         rendered = _release(request, resolved, latest)
         context["latest"] = rendered
         context["offer"] = _offers(latest, rendered, visitor_target(request.headers))[0]
+        context["linux"] = await install_on_linux(
+            request, latest, repo["url"], repo["owner"], repo["name"]
+        )
     return page_response(
         request, "releases/repo.html", context, public=resolved.public, headers=HINT_HEADERS
     )

@@ -37,11 +37,13 @@ from ..errors import (
     StorageFailed,
 )
 from ..keys import DOWNLOAD_COUNTER, STORAGE
+from ..linux.repository import read_at_upload
 from ..models import Asset, Release, RepoRef
 from ..read import render
 from ..read.queries import release_by_id
 from ..read.resolve import resolve
 from ..storage import Blob
+from ..storage.base import StorageUnavailable
 from ..urls import api_releases_url
 from . import writes
 from .input import asset_name, new_release
@@ -201,7 +203,18 @@ async def uploaded_asset(
     except OSError:
         log.exception("storing an upload for %s/%s failed", ref.owner, ref.name)
         raise StorageFailed() from None
+    await read_linux_package(request.app, asset)
     return ref, release, asset, blob
+
+
+async def read_linux_package(app: web.Application, asset: Asset) -> None:
+    """A `.deb` or `.rpm` is read now, from its own bytes, and what it says kept for the Linux
+    repositories (linux/repository.py); if the storage cannot be read back right now, the first
+    repository request reads it instead."""
+    try:
+        await read_at_upload(app, asset)
+    except StorageUnavailable:
+        log.warning("the package %s is read later: the storage is unavailable", asset.id)
 
 
 @streams_body  # its own limits: MAX_UPLOAD_BYTES and an idle timeout between chunks

@@ -225,6 +225,13 @@ class ReleaseCache:
         releases.answers[key] = answer
         self._answers_added += 1
 
+    def drop_answers(self, prefix: str) -> None:
+        """Drop the kept answers whose key starts with `prefix`, in every repository: signed
+        metadata that expires (linux/apt.py), made again on its next request."""
+        for cached in self._repos.values():
+            for key in [key for key in cached.answers if key.startswith(prefix)]:
+                del cached.answers[key]
+
     def get_list(self, repo_id: int, key: str) -> Answer | None:
         """A release list page an anonymous caller was given within `list_seconds`."""
         if not self.enabled:

@@ -47,3 +47,9 @@ def _tauri(text: str) -> ParsedKey:
 TAURI = KeyKind("tauri", "Tauri public key", "tauri_key", _tauri, TauriKeyNotFound)
 
 KINDS: tuple[KeyKind, ...] = (TAURI,)
+
+# The instance's OpenPGP keys, which sign the apt and dnf repositories (linux/): rows of this kind
+# with no repository, several at once during a rotation, each with its secret key (migration
+# 0010). They are made and read through GnuPG (linux/openpgp.py) and managed with
+# `forge linux-key` (linux/commands.py), not through a repository's API routes as KINDS are.
+OPENPGP = "openpgp"
