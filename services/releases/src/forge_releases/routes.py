@@ -27,6 +27,7 @@ from .pages import start
 from .publish import handlers as publish
 from .read import handlers as read
 from .read.update_check import kept_response, update_check, update_check_key
+from .safety.check import safe_update_check
 from .signing_keys.handlers import routes_of
 from .signing_keys.kinds import KINDS
 
@@ -44,6 +45,8 @@ PAGE_PATHS = (
     f"{PAGE}/insights",
 )
 KEYS = "/api/v2/repos/{owner}/{repo}/update_keys"
+# forge's own update check with the rules of release safety (safety/check.py)
+SAFE_UPDATE = "/api/v2/repos/{owner}/{repo}/update"
 INSIGHTS = "/api/v2/repos/{owner}/{repo}/insights"
 
 
@@ -73,6 +76,7 @@ def _add_reads(app: web.Application, kept: Answerer) -> None:
             # literal suffixes before {tag}: `update` and `latest` are not tags here
             web.get(f"{API}/latest", read.latest_release),
             web.get(f"{API}/{{tag}}", read.get_release),
+            web.get(SAFE_UPDATE, safe_update_check),
             web.get("/{owner}/{repo}/releases/download/{tag}/{name}", downloads.download),
             web.get("/{owner}/{repo}/releases/latest/download/{name}", downloads.latest_download),
             # tarball_url / zipball_url (downloads/archives.py)

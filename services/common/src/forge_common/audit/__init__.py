@@ -16,9 +16,21 @@ from typing import Any
 from ..db import Conn
 from ..outbox import Event, emit
 from . import queries
+from .origin import SYSTEM, Origin, origin_of
 from .queries import Entry, Filters
 
-__all__ = ["SECRET_FIELDS", "SOURCES", "Entry", "Filters", "changes_between", "record"]
+__all__ = [
+    "SECRET_FIELDS",
+    "SOURCES",
+    "SYSTEM",
+    "Entry",
+    "Filters",
+    "Origin",
+    "changes_between",
+    "origin_of",
+    "record",
+    "record_as",
+]
 
 # Where a change came from: the web console, the HTTP API, the `forge` CLI (and the world file
 # it loads), or the system itself (a rollout plan deciding, retention).
@@ -105,3 +117,25 @@ async def record(
         "repo_id": repo_id,
     }
     await emit(conn, Event(EVENT_TYPE, EVENT_SOURCE, payload, repo_id=repo_id))
+
+
+async def record_as(
+    conn: Conn,
+    origin: Origin,
+    *,
+    kind: str,
+    target: str,
+    changes: Mapping[str, tuple[Any, Any]],
+    repo_id: int | None = None,
+) -> None:
+    """`record()` with the actor, source and request id of `origin`."""
+    await record(
+        conn,
+        actor=origin.actor,
+        kind=kind,
+        target=target,
+        changes=changes,
+        source=origin.source,
+        request_id=origin.request_id,
+        repo_id=repo_id,
+    )

@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 from aiohttp import web
+from forge_common.audit import origin_of
 from forge_common.auth import Viewer
 from forge_common.csrf import Form, checked_form, text_field
 from forge_common.errors import ApiError
@@ -148,7 +149,9 @@ async def create(request: web.Request) -> web.StreamResponse:
     data = {**_api_body(values), "draft": action != "publish"}
     try:
         fields = new_release(data)
-        release = await writes.create_release(request.app, resolved.ref, viewer.id, fields)
+        release = await writes.create_release(
+            request.app, resolved.ref, viewer.id, fields, origin=origin_of(request, "console")
+        )
     except ApiError as error:
         errors = field_errors(error, "tag_name")
         return form_page(request, resolved, values, errors=errors, status=error.status)
@@ -193,7 +196,14 @@ async def update(request: web.Request) -> web.StreamResponse:
     if action in ("draft", "publish"):
         data["draft"] = action == "draft"
     try:
-        after = await writes.update_release(request.app, resolved.ref, viewer.id, release.id, data)
+        after = await writes.update_release(
+            request.app,
+            resolved.ref,
+            viewer.id,
+            release.id,
+            data,
+            origin=origin_of(request, "console"),
+        )
     except ApiError as error:
         errors = field_errors(error, "tag_name")
         return form_page(
