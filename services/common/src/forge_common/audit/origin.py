@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 from dataclasses import dataclass
 
 from aiohttp import web
@@ -25,6 +26,18 @@ class Origin:
 
 
 SYSTEM = Origin(None, "system")
+
+# The request being handled (set by forge_common.middleware): code deep below a handler (the
+# account functions of forge_common.admin, tokens.py) records the origin of its change from it.
+request_var: contextvars.ContextVar[web.Request | None] = contextvars.ContextVar(
+    "forge_audit_request", default=None
+)
+
+
+def current_origin() -> Origin | None:
+    """The origin of the request being handled; None outside any request (the CLI)."""
+    request = request_var.get()
+    return None if request is None else origin_of(request)
 
 
 def origin_of(request: web.Request, source: str | None = None) -> Origin:
