@@ -9,6 +9,7 @@ from aiohttp import web
 from forge_common.fast_path import Answerer, add_fast_path
 
 from .access_keys import handlers as update_keys
+from .audit_log import handlers as audit_log
 from .compat import atom as compat_atom
 from .compat import handlers as compat
 from .compat import openapi as compat_openapi
@@ -112,6 +113,9 @@ def _add_writes(app: web.Application) -> None:
             *(route for kind in KINDS for route in routes_of(kind)),
             # insights for admins and publishers (insights/handlers.py)
             web.get(INSIGHTS, insights.insights),
+            # the audit log (audit_log/handlers.py): repository admins, site admins
+            web.get("/api/v2/repos/{owner}/{repo}/audit", audit_log.repo_audit),
+            web.get("/api/v2/admin/audit", audit_log.admin_audit),
         ]
     )
 

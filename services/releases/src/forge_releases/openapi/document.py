@@ -9,11 +9,11 @@ from typing import Any
 from forge_common import openapi
 
 from .feed_paths import feed_paths
-from .safety_paths import safe_check
+from .safety_paths import audit_paths, safe_check
 
 
 def build() -> dict[str, Any]:
     document = openapi.load(__package__ or "", "release_api.yaml")
     paths = document["paths"]
-    document["paths"] = {**paths, **safe_check(paths), **feed_paths()}
+    document["paths"] = {**paths, **safe_check(paths), **audit_paths(), **feed_paths()}
     return document

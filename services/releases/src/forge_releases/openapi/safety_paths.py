@@ -7,6 +7,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from forge_common.openapi import error, json_content, query_param
+
+from .parts import OWNER, REPO, REQUEST_ERRORS
+
 SPEC_CHECK = "/api/v2/repos/{owner}/{repo}/releases/update"
 SAFE_CHECK = "/api/v2/repos/{owner}/{repo}/update"
 
@@ -36,3 +40,76 @@ def safe_check(paths: dict[str, Any]) -> dict[str, Any]:
         "The release to install (a required step, or a lower one when rolled back)"
     )
     return {SAFE_CHECK: {"get": operation}}
+
+
+_ENTRY = {
+    "type": "object",
+    "required": ["id", "created_at", "actor", "kind", "target", "changes", "request_id", "source"],
+    "properties": {
+        "id": {"type": "integer"},
+        "created_at": {"type": "string", "format": "date-time"},
+        "actor": {"type": ["string", "null"], "description": "login; null: the system"},
+        "kind": {"type": "string", "description": "release.withdrawn, token.created, ..."},
+        "target": {"type": "string", "description": "owner/repo@tag, owner/repo, user NAME..."},
+        "changes": {
+            "type": "object",
+            "description": "per field: {before, after}; never a secret value",
+            "additionalProperties": {
+                "type": "object",
+                "properties": {"before": {}, "after": {}},
+            },
+        },
+        "request_id": {"type": ["string", "null"]},
+        "source": {"type": "string", "enum": ["console", "api", "cli", "system"]},
+        "repo_id": {"type": ["integer", "null"]},
+    },
+}
+_FILTERS = [
+    query_param("page", {"type": "integer"}, "page number, from 1"),
+    query_param("limit", {"type": "integer"}, "entries per page (default 30, at most 100)"),
+    query_param("actor", {"type": "string"}, "only this login's changes"),
+    query_param("kind", {"type": "string"}, "a kind, or its first part (`release`)"),
+    query_param("since", {"type": "string", "format": "date-time"}, "only from then (RFC 3339)"),
+]
+_LIST = json_content(
+    "Entries, newest first (X-Total-Count, Link as the release list)",
+    {"type": "array", "items": _ENTRY},
+)
+
+
+def audit_paths() -> dict[str, Any]:
+    repo = {
+        "operationId": "repoAudit",
+        "summary": "The repository's audit log (its admins and site admins)",
+        "tags": ["audit"],
+        "parameters": [OWNER, REPO, *_FILTERS],
+        "responses": {
+            **REQUEST_ERRORS,
+            "200": _LIST,
+            "401": error("AuthTokenMissing: a private repository, nobody signed in"),
+            "404": error("RepoNotFound: also for readers, writers and strangers"),
+            "422": error("ValInvalidInput: since is not an RFC 3339 time"),
+        },
+        "security": [{"token": []}],
+    }
+    site = {
+        "operationId": "adminAudit",
+        "summary": "Every audit entry (site admins)",
+        "tags": ["audit"],
+        "parameters": [
+            *_FILTERS,
+            query_param("repo", {"type": "string"}, "only this repository's (OWNER/NAME)"),
+        ],
+        "responses": {
+            **REQUEST_ERRORS,
+            "200": _LIST,
+            "401": error("AuthTokenMissing"),
+            "404": error("NotFound: the caller is no site admin"),
+            "422": error("ValInvalidInput: since is not an RFC 3339 time"),
+        },
+        "security": [{"token": []}],
+    }
+    return {
+        "/api/v2/repos/{owner}/{repo}/audit": {"get": repo},
+        "/api/v2/admin/audit": {"get": site},
+    }
