@@ -9,6 +9,7 @@ from aiohttp import web
 from forge_common.fast_path import Answerer, add_fast_path
 
 from .access_keys import handlers as update_keys
+from .audit_log import handlers as audit_log
 from .compat import atom as compat_atom
 from .compat import handlers as compat
 from .compat import openapi as compat_openapi
@@ -27,6 +28,7 @@ from .pages import start
 from .publish import handlers as publish
 from .read import handlers as read
 from .read.update_check import kept_response, update_check, update_check_key
+from .safety.check import safe_update_check
 from .signing_keys.handlers import routes_of
 from .signing_keys.kinds import KINDS
 
@@ -44,6 +46,8 @@ PAGE_PATHS = (
     f"{PAGE}/insights",
 )
 KEYS = "/api/v2/repos/{owner}/{repo}/update_keys"
+# forge's own update check with the rules of release safety (safety/check.py)
+SAFE_UPDATE = "/api/v2/repos/{owner}/{repo}/update"
 INSIGHTS = "/api/v2/repos/{owner}/{repo}/insights"
 
 
@@ -73,6 +77,7 @@ def _add_reads(app: web.Application, kept: Answerer) -> None:
             # literal suffixes before {tag}: `update` and `latest` are not tags here
             web.get(f"{API}/latest", read.latest_release),
             web.get(f"{API}/{{tag}}", read.get_release),
+            web.get(SAFE_UPDATE, safe_update_check),
             web.get("/{owner}/{repo}/releases/download/{tag}/{name}", downloads.download),
             web.get("/{owner}/{repo}/releases/latest/download/{name}", downloads.latest_download),
             # tarball_url / zipball_url (downloads/archives.py)
@@ -108,6 +113,9 @@ def _add_writes(app: web.Application) -> None:
             *(route for kind in KINDS for route in routes_of(kind)),
             # insights for admins and publishers (insights/handlers.py)
             web.get(INSIGHTS, insights.insights),
+            # the audit log (audit_log/handlers.py): repository admins, site admins
+            web.get("/api/v2/repos/{owner}/{repo}/audit", audit_log.repo_audit),
+            web.get("/api/v2/admin/audit", audit_log.admin_audit),
         ]
     )
 

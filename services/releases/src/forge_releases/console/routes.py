@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from . import assets, keys, releases, rollout, script, settings
+from . import assets, keys, releases, rollout, safety, script, settings
 
 
 def console_routes(page: str) -> list[web.RouteDef]:
@@ -22,6 +22,9 @@ def console_routes(page: str) -> list[web.RouteDef]:
         web.post(f"{edit}/rollout", rollout.set_rollout),
         web.get(f"{edit}/unpublish", rollout.confirm_unpublish),
         web.post(f"{edit}/unpublish", rollout.unpublish),
+        web.get(f"{edit}/withdraw", safety.confirm_withdraw),
+        web.post(f"{edit}/withdraw", safety.withdraw),
+        web.post(f"{edit}/safety", safety.set_safety),
         web.get(f"{page}/settings", settings.repo_settings),
         web.post(f"{page}/settings", settings.save_repo_settings),
         web.get(f"{page}/settings/update-keys", keys.update_keys),
