@@ -27,6 +27,7 @@ from .pages import start
 from .publish import handlers as publish
 from .read import handlers as read
 from .read.update_check import kept_response, update_check, update_check_key
+from .rollouts import handlers as rollouts
 from .signing_keys.handlers import routes_of
 from .signing_keys.kinds import KINDS
 
@@ -45,6 +46,7 @@ PAGE_PATHS = (
 )
 KEYS = "/api/v2/repos/{owner}/{repo}/update_keys"
 INSIGHTS = "/api/v2/repos/{owner}/{repo}/insights"
+PLAN = f"{API}/{{release_id}}/rollout_plan"
 
 
 def add_routes(app: web.Application) -> None:
@@ -108,6 +110,14 @@ def _add_writes(app: web.Application) -> None:
             *(route for kind in KINDS for route in routes_of(kind)),
             # insights for admins and publishers (insights/handlers.py)
             web.get(INSIGHTS, insights.insights),
+            # rollout plans (rollouts/handlers.py)
+            web.put(PLAN, rollouts.put_plan),
+            web.get(PLAN, rollouts.get_plan),
+            web.post(f"{PLAN}/pause", rollouts.pause_plan),
+            web.post(f"{PLAN}/resume", rollouts.resume_plan),
+            web.post(f"{PLAN}/jump", rollouts.jump_plan),
+            web.post(f"{PLAN}/finish", rollouts.finish_plan),
+            web.post(f"{API}/{{release_id}}/health", rollouts.post_health),
         ]
     )
 
