@@ -64,7 +64,9 @@ def test_event_types_agree_with_the_plugin_sdk_and_the_documentation():
     events_md = Path(__file__).resolve().parents[3] / "proto" / "plugin" / "v1" / "EVENTS.md"
     documented = set(
         re.findall(
-            r"^\| `((?:release|org|team|repository)\.[a-z_.]+)` \|", events_md.read_text(), re.M
+            r"^\| `((?:release|org|team|repository|audit)\.[a-z_.]+)` \|",
+            events_md.read_text(),
+            re.M,
         )
     )
     assert set(SDK_EVENT_TYPES) == set(EVENT_TYPES) == documented

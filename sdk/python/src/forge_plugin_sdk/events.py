@@ -41,6 +41,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "repository.deleted",
     "repository.collaborator.added",
     "repository.collaborator.removed",
+    "audit.recorded",
 )
 
 # gRPC metadata keys the gateway sends with OnEvent (always lower case on the wire).

@@ -41,6 +41,7 @@ EVENT_TYPES = frozenset(
         "repository.deleted",
         "repository.collaborator.added",
         "repository.collaborator.removed",
+        "audit.recorded",
     }
 )
 

@@ -134,6 +134,13 @@ class TagTaken(Conflict):
         super().__init__(f"Release with tag {tag} already exists")
 
 
+class DraftNotWithdrawable(Conflict):
+    """Only a published release is withdrawn: a draft is offered to nobody already."""
+
+    def __init__(self) -> None:
+        super().__init__("A draft cannot be withdrawn: it is not published")
+
+
 class AssetNameTaken(Conflict):
     def __init__(self, name: str) -> None:
         super().__init__(f"Asset named {name} already exists on this release")

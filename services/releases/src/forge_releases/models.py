@@ -43,6 +43,18 @@ class Release:
     assets: tuple[Asset, ...] = ()
     # staged rollout: the percentage of installs the feeds offer it to (None: everyone)
     rollout: int | None = None
+    # release safety (docs/release-safety.md): a withdrawn release is published for nobody (as a
+    # draft) yet its files stay downloadable; `required` is a step every install below it takes;
+    # `critical` makes the update mandatory for installs below it
+    withdrawn: bool = False
+    withdrawn_reason: str = ""
+    required: bool = False
+    critical: bool = False
+
+    @property
+    def published(self) -> bool:
+        """Offered by the spec's endpoints and the feeds: neither a draft nor withdrawn."""
+        return not (self.draft or self.withdrawn)
 
 
 @dataclass(frozen=True, slots=True)

@@ -124,6 +124,9 @@ class RepoReleases:
     stable: tuple[Release, ...]
     everything: tuple[Release, ...]
     answers: dict[str, Answer] = field(default_factory=dict)
+    # the versions of the withdrawn releases (never candidates): installs on them may be rolled
+    # back (safety/decide.py)
+    withdrawn: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

@@ -225,7 +225,8 @@ async def find_release(
         return await queries.release_by_tag(pool, resolved.ref.repo_id, value)
 
     release = await request.app[DOWNLOAD_COUNTER].consistent(read)
-    if release is None or (release.draft and resolved.access < DRAFT_READERS):
+    # a withdrawn release is not published any more: only its publishers read it back here
+    if release is None or (not release.published and resolved.access < DRAFT_READERS):
         raise ReleaseNotFound()
     return release
 
@@ -235,7 +236,7 @@ async def get_release(request: web.Request) -> web.Response:
     resolved = await resolve(request)
     release = await find_release(request, resolved, request.match_info["tag"])
     return json_answer(
-        request, _render(request, resolved, release), resolved.public and not release.draft
+        request, _render(request, resolved, release), resolved.public and release.published
     )
 
 

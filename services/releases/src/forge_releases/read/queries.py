@@ -14,7 +14,13 @@ from ..models import Asset, Release
 
 CANDIDATE_LIMIT = 50  # docs/http.md Limits: releases examined by the update check
 
-_RELEASE_COLUMNS = "id, repo_id, tag, target, title, note, draft, prerelease, created_at, rollout"
+_RELEASE_COLUMNS = (
+    "id, repo_id, tag, target, title, note, draft, prerelease, created_at, rollout, "
+    "withdrawn, withdrawn_reason, required, critical"
+)
+# A withdrawn release is not published any more (docs/release-safety.md): wherever a draft is left
+# out, so is it.
+_PUBLISHED = "NOT draft AND NOT withdrawn"
 _ASSET_COLUMNS = (
     "id, release_id, name, size, content_type, sha256, uuid::text AS uuid, download_count, "
     "created_at, sha1, sha512"
@@ -42,7 +48,7 @@ def _filters(prereleases: bool, drafts: bool) -> str:
     if not prereleases:
         conditions.append("NOT prerelease")
     if not drafts:
-        conditions.append("NOT draft")
+        conditions.append(_PUBLISHED)
     return " AND ".join(conditions)
 
 
@@ -109,10 +115,10 @@ async def candidates(db: Queryable, repo_id: int) -> tuple[list[Release], list[R
     rows = await db.fetch(
         f"""SELECT {_RELEASE_COLUMNS} FROM (
                 (SELECT {_RELEASE_COLUMNS} FROM releases.releases
-                  WHERE repo_id = $1 AND NOT draft AND NOT tag_only {_ORDER} LIMIT $2)
+                  WHERE repo_id = $1 AND {_PUBLISHED} AND NOT tag_only {_ORDER} LIMIT $2)
                 UNION
                 (SELECT {_RELEASE_COLUMNS} FROM releases.releases
-                  WHERE repo_id = $1 AND NOT draft AND NOT tag_only AND NOT prerelease
+                  WHERE repo_id = $1 AND {_PUBLISHED} AND NOT tag_only AND NOT prerelease
                   {_ORDER} LIMIT $2)
             ) AS c {_ORDER}""",
         repo_id,
@@ -123,6 +129,16 @@ async def candidates(db: Queryable, repo_id: int) -> tuple[list[Release], list[R
     everything = releases[:CANDIDATE_LIMIT]
     stable = [r for r in releases if not r.prerelease][:CANDIDATE_LIMIT]
     return stable, everything
+
+
+async def withdrawn_tags(db: Queryable, repo_id: int) -> list[str]:
+    """The tags of the repository's withdrawn releases: installs running one of them may be rolled
+    back (safety/decide.py)."""
+    rows = await db.fetch(
+        "SELECT tag FROM releases.releases WHERE repo_id = $1 AND withdrawn AND NOT tag_only",
+        repo_id,
+    )
+    return [row["tag"] for row in rows]
 
 
 async def release_by_download_tag(db: Queryable, repo_id: int, tag: str) -> Release | None:

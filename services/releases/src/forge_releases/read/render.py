@@ -59,6 +59,11 @@ def release(
         "zipball_url": archive_url(app_url, ref.owner, ref.name, rel.tag, ".zip"),
         "draft": rel.draft,
         "prerelease": rel.prerelease,
+        # release safety (docs/release-safety.md), beside the spec's fields
+        "withdrawn": rel.withdrawn,
+        "withdrawn_reason": rel.withdrawn_reason,
+        "required": rel.required,
+        "critical": rel.critical,
         "created_at": rel.created_at,
         "published_at": rel.created_at,  # docs/releases.md: always the creation time
         "assets": [attachment(app_url, ref, rel.tag, a, counter, url_for) for a in rel.assets],

@@ -20,6 +20,7 @@ from aiohttp import web
 from forge_common.conditional import etag_of
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.render import dumps, rfc3339
+from forge_common.versions import parse_version
 
 from ..access_keys.grant import names_key
 from ..access_keys.signed_urls import handed_out_url, signed
@@ -93,10 +94,18 @@ async def repo_releases(app: web.Application, repo_id: int) -> RepoReleases:
     if cached is not None:
         return cached
     token = cache.token()
-    stable, everything = await queries.candidates(app[DB_POOL], repo_id)
-    loaded = RepoReleases(tuple(stable), tuple(everything))
+    pool = app[DB_POOL]
+    stable, everything = await queries.candidates(pool, repo_id)
+    withdrawn = withdrawn_versions(await queries.withdrawn_tags(pool, repo_id))
+    loaded = RepoReleases(tuple(stable), tuple(everything), withdrawn=withdrawn)
     cache.put_repo(repo_id, loaded, token)
     return loaded
+
+
+def withdrawn_versions(tags: Sequence[str]) -> frozenset[str]:
+    """The versions (as semver prints them) of withdrawn tags that parse as versions."""
+    versions = (parse_version(tag) for tag in tags)
+    return frozenset(str(version) for version in versions if version is not None)
 
 
 def _prepare(
