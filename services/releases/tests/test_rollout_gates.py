@@ -158,3 +158,36 @@ async def test_gates_without_figures_do_not_block(make_client: Any, load: Any) -
     reason = (await plan_state(client, new))["reason"]
     assert "external: no figures yet" in reason
     assert "uptake: 0 of 0 checks run the new version (0.0 %); decides after 3600 s" in reason
+
+
+async def test_withdraw_on_failure(make_client: Any, load: Any, db: Any) -> None:
+    """`on_failure: withdraw`: the failing gate withdraws the release (release safety): no check
+    offers it any more; the audit log records the plan's decision and the withdrawal."""
+    await load(world())
+    client = await make_client(options=FAST_PLANS)
+    ids = await release_ids(client)
+    new, old = ids["v1.1.0"], ids["v1.0.0"]
+    plan = {"steps": steps(10, 100, hold=3600), "on_failure": "withdraw"}
+    await client.put(f"{API}/{new}/rollout_plan", json=plan, headers=auth("owner"))
+    for release_id, crashed in ((old, 0), (new, 500)):
+        figures = {"sessions": 1000, "crashed_sessions": crashed}
+        await client.post(f"{API}/{release_id}/health", json=figures, headers=auth("owner"))
+    await eventually(lambda: halted(client, new), within=10)
+    state = await plan_state(client, new)
+    assert state["history"][-1]["decision"] == "withdrawn"
+    assert "the release was withdrawn" in state["reason"]
+    release = await (await client.get(f"{API}/{new}", headers=auth("owner"))).json()
+    assert release["withdrawn"] is True
+    offer = await client.get(
+        UPDATE, params={"version": "1.0.0", "platform": "linux"}, headers=auth("owner")
+    )
+    assert offer.status == 204
+    kinds = await db.fetch(
+        "SELECT kind, actor, source FROM core.audit_log WHERE repo_id = $1 ORDER BY id",
+        await db.fetchval("SELECT repo_id FROM releases.releases WHERE id = $1", new),
+    )
+    assert [(k["kind"], k["actor"], k["source"]) for k in kinds] == [
+        ("rollout_plan.planned", "owner", "api"),
+        ("release.withdrawn", None, "system"),
+        ("rollout_plan.withdrawn", None, "system"),
+    ]

@@ -64,6 +64,19 @@ async def test_two_replicas_and_a_restart_take_each_step_once(
         ("advanced", 4, 100),
         ("done", 4, 100),
     ]
+    # the audit log says the same: one entry per decision, the steps by the system
+    audit = await db.fetch(
+        "SELECT kind, actor, changes FROM core.audit_log WHERE kind LIKE 'rollout_plan.%' "
+        "ORDER BY id"
+    )
+    assert [(row["kind"], row["actor"], row["changes"]["step"]["after"]) for row in audit] == [
+        ("rollout_plan.planned", "owner", 0),
+        ("rollout_plan.advanced", None, 1),
+        ("rollout_plan.advanced", None, 2),
+        ("rollout_plan.advanced", None, 3),
+        ("rollout_plan.advanced", None, 4),
+        ("rollout_plan.done", None, 4),
+    ]
     times = await db.fetch(
         "SELECT at FROM releases.rollout_events WHERE release_id = $1 ORDER BY id", new
     )

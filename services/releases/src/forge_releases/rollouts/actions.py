@@ -16,6 +16,7 @@ from ..keys import RELEASE_CACHE
 from ..models import RepoRef
 from ..publish import queries as publish_queries
 from . import queries
+from .audit import Actor
 from .evaluator import step_name
 from .plan import Plan
 from .queries import PlanRow
@@ -43,9 +44,8 @@ def _first_step(plan: Plan, rollout: int | None, draft: bool) -> int:
 
 
 async def set_plan(
-    app: web.Application, ref: RepoRef, actor_id: int, release_id: int, plan: Plan,
-    request_id: str | None,
-) -> None:  # fmt: skip
+    app: web.Application, ref: RepoRef, actor: Actor, release_id: int, plan: Plan
+) -> None:
     async with transaction(app[DB_POOL]) as conn:
         release = await publish_queries.lock_release(conn, ref.repo_id, release_id)
         if release is None:
@@ -61,7 +61,7 @@ async def set_plan(
         saved = await queries.plan_of(conn, ref.repo_id, release_id)
         assert saved is not None
         decision = Decision("planned", "running", step, percent, summary)
-        await record(conn, saved, decision, actor_id=actor_id, request_id=request_id)
+        await record(conn, saved, decision, actor)
     app[RELEASE_CACHE].invalidate_repo(ref.repo_id)
 
 
@@ -116,20 +116,19 @@ ACTIONS: dict[str, Act] = {"pause": _pause, "resume": _resume, "finish": _finish
 
 
 async def act(
-    app: web.Application, ref: RepoRef, actor: tuple[int, str], release_id: int, action: str,
-    request_id: str | None, step: int | None = None,
+    app: web.Application, ref: RepoRef, actor: Actor, release_id: int, action: str,
+    step: int | None = None,
 ) -> None:  # fmt: skip
     """Pause, resume, jump (to `step`, 0-based) or finish the release's plan."""
     decide = _jump(step or 0) if action == "jump" else ACTIONS[action]
-    actor_id, who = actor
     async with transaction(app[DB_POOL]) as conn:
         plan = await _locked(conn, ref, release_id)
-        decision, due_in, new_step = decide(plan, who)
+        decision, due_in, new_step = decide(plan, actor.name)
         if decision.percent != plan.rollout:
             await queries.set_rollout(conn, release_id, decision.percent)
         await queries.set_state(
             conn, release_id, state=decision.state, step=decision.step, new_step=new_step,
             due_in=due_in, summary=decision.summary, detail="",
         )  # fmt: skip
-        await record(conn, plan, decision, actor_id=actor_id, request_id=request_id)
+        await record(conn, plan, decision, actor)
     app[RELEASE_CACHE].invalidate_repo(ref.repo_id)

@@ -25,6 +25,7 @@ from forge_common.keys import DB_POOL
 
 from ..keys import OPTIONS, RELEASE_CACHE
 from . import queries, withdraw
+from .audit import SYSTEM
 from .gates import Figures, Verdict, measure
 from .queries import PlanRow
 from .record import Decision, record
@@ -95,6 +96,13 @@ async def evaluate(conn: Conn, plan: PlanRow, now: datetime, interval: float) ->
             "is published", detail="",
         )  # fmt: skip
         return None
+    if plan.withdrawn:  # by a publisher, meanwhile
+        summary = f"Halted at {step_name(plan, plan.step)}: the release was withdrawn"
+        await queries.set_state(
+            conn, plan.release_id, state="halted", step=plan.step, new_step=False, due_in=None,
+            summary=summary, detail="",
+        )  # fmt: skip
+        return Decision("halted", "halted", plan.step, plan.steps[plan.step]["percent"], summary)
     figures = await measure(conn, plan, now)
     failed = figures.failed()
     if failed is not None:
@@ -125,7 +133,7 @@ async def evaluate_one(app: web.Application) -> bool:
         now = await conn.fetchval("SELECT now()")
         decision = await evaluate(conn, plan, now, interval)
         if decision is not None:
-            await record(conn, plan, decision, actor_id=None, request_id=None)
+            await record(conn, plan, decision, SYSTEM)
     if decision is not None:
         app[RELEASE_CACHE].invalidate_repo(plan.repo_id)
         log.info("rollout of release %d: %s", plan.release_id, decision.summary)

@@ -13,7 +13,7 @@ from forge_common.db import Conn, Queryable
 
 PLAN_COLUMNS = """p.release_id, p.repo_id, p.steps, p.gates, p.on_failure, p.state, p.step,
     p.started_at, p.step_started_at, p.due_at, p.summary, p.detail, p.updated_at,
-    r.tag, r.draft, r.prerelease, r.rollout"""
+    r.tag, r.draft, r.prerelease, r.rollout, r.withdrawn"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +35,7 @@ class PlanRow:
     draft: bool
     prerelease: bool
     rollout: int | None
+    withdrawn: bool
 
 
 def _plan(row: asyncpg.Record | None) -> PlanRow | None:

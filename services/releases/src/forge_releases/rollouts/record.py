@@ -12,6 +12,7 @@ from forge_common.outbox import Event, emit
 
 from ..publish.events import SOURCE
 from . import audit, queries
+from .audit import Actor
 from .queries import PlanRow
 
 EVENT_TYPE = "release.rollout.changed"
@@ -29,6 +30,8 @@ class Decision:
 
 
 async def _payload(conn: Conn, plan: PlanRow, decision: Decision, actor_id: int | None) -> Any:
+    """The event's payload (release.* fields, docs/rollouts.md "Events"), its org id and the
+    audit log's target."""
     row = await conn.fetchrow(
         """SELECT o.name AS owner, r.name, CASE WHEN o.kind = 'org' THEN o.id END AS org_id
              FROM core.repositories r JOIN core.accounts o ON o.id = r.owner_id
@@ -53,29 +56,26 @@ async def _payload(conn: Conn, plan: PlanRow, decision: Decision, actor_id: int 
         "reason": decision.summary,
         "detail": decision.detail,
     }
-    return payload, row["org_id"]
+    return payload, row["org_id"], f"{row['owner']}/{row['name']}@{plan.tag}"
 
 
-async def record(
-    conn: Conn, plan: PlanRow, decision: Decision, *, actor_id: int | None, request_id: str | None
-) -> None:
+async def record(conn: Conn, plan: PlanRow, decision: Decision, actor: Actor) -> None:
     await queries.add_event(
-        conn, plan.release_id, decision.kind, decision.step, decision.percent, actor_id,
+        conn, plan.release_id, decision.kind, decision.step, decision.percent, actor.id,
         decision.summary, decision.detail, decision.figures,
     )  # fmt: skip
-    changes = {
-        "decision": decision.kind,
-        "state": [plan.state, decision.state],
-        "step": [plan.step, decision.step],
-        "percent": [plan.rollout, decision.percent],
-        "reason": decision.summary,
-        "detail": decision.detail,
+    payload, org_id, target = await _payload(conn, plan, decision, actor.id)
+    changes: dict[str, tuple[Any, Any]] = {
+        "state": (plan.state, decision.state),
+        "step": (plan.step, decision.step),
+        "percent": (plan.rollout, decision.percent),
+        "reason": (plan.summary, decision.summary),
     }
+    if decision.detail:
+        changes["detail"] = (plan.detail, decision.detail)
     await audit.record_decision(
-        conn, actor_id=actor_id, release_id=plan.release_id, repo_id=plan.repo_id,
-        kind=f"rollout.{decision.kind}", changes=changes, request_id=request_id,
-    )  # fmt: skip
-    payload, org_id = await _payload(conn, plan, decision, actor_id)
+        conn, actor, target=target, repo_id=plan.repo_id, kind=decision.kind, changes=changes
+    )
     await emit(
         conn,
         Event(
@@ -84,6 +84,6 @@ async def record(
             payload=payload,
             repo_id=plan.repo_id,
             org_id=org_id,
-            actor_id=actor_id,
+            actor_id=actor.id,
         ),
     )
