@@ -15,7 +15,7 @@ from aiohttp import web
 from forge_common.auth import Viewer
 from forge_common.csrf import Form, checked_form, text_field
 from forge_common.errors import ApiError
-from forge_common.keys import SETTINGS
+from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.pages import page, see_other
 from forge_common.versions import tag_warning
 
@@ -25,6 +25,7 @@ from ..publish import writes
 from ..publish.input import new_release
 from ..read import render
 from ..read.handlers import find_release
+from ..rollouts.view import plan_context
 from ..urls import repo_url
 from .access import console_repo
 from .forms import checkbox, console_page, field_errors
@@ -100,7 +101,12 @@ def form_page(
     preview: bool = False,
     status: int = 200,
     notice: str = "",
+    plan: dict[str, Any] | None = None,
+    plan_form: dict[str, Any] | None = None,
+    plan_errors: dict[str, str] | None = None,
 ) -> web.Response:
+    """The release form; for a stored release also its rollout plan (`plan`, the publishers'
+    view of rollouts/view.py) and the plan form's values sent back (`plan_form`)."""
     rendered = None
     if release is not None:
         rendered = render.release(
@@ -119,6 +125,9 @@ def form_page(
         # as `forge release publish` warns: the release is saved, but no updater will offer it
         "tag_warning": tag_warning(values["tag_name"]),
         "upload_limit": request.app[SETTINGS].max_upload_bytes,
+        "plan": plan,
+        "plan_form": plan_form or {},
+        "plan_errors": plan_errors or {},
     }
     return console_page(request, TEMPLATE, context, status=status)
 
@@ -176,7 +185,10 @@ def _done_notice(done: str, files: str) -> str:
 async def edit_form(request: web.Request) -> web.StreamResponse:
     resolved, _, release = await release_of(request)
     notice = _done_notice(request.query.get("done", ""), request.query.get("files", ""))
-    return form_page(request, resolved, values_of(release), release=release, notice=notice)
+    plan = await plan_context(request.app[DB_POOL], resolved.ref.repo_id, release.id)
+    return form_page(
+        request, resolved, values_of(release), release=release, notice=notice, plan=plan
+    )
 
 
 @page

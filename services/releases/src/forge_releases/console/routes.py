@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from . import assets, keys, releases, rollout, script, settings
+from . import assets, keys, releases, rollout, rollout_plan, script, settings
 
 
 def console_routes(page: str) -> list[web.RouteDef]:
@@ -22,6 +22,11 @@ def console_routes(page: str) -> list[web.RouteDef]:
         web.post(f"{edit}/rollout", rollout.set_rollout),
         web.get(f"{edit}/unpublish", rollout.confirm_unpublish),
         web.post(f"{edit}/unpublish", rollout.unpublish),
+        web.post(f"{edit}/rollout-plan", rollout_plan.set_plan),
+        web.post(f"{edit}/rollout-plan/pause", rollout_plan.pause),
+        web.post(f"{edit}/rollout-plan/resume", rollout_plan.resume),
+        web.post(f"{edit}/rollout-plan/jump", rollout_plan.jump),
+        web.post(f"{edit}/rollout-plan/finish", rollout_plan.finish),
         web.get(f"{page}/settings", settings.repo_settings),
         web.post(f"{page}/settings", settings.save_repo_settings),
         web.get(f"{page}/settings/update-keys", keys.update_keys),

@@ -6,6 +6,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from forge_common.db import Queryable
+
+from . import queries
 from .queries import PlanRow
 
 
@@ -51,3 +54,11 @@ def plan_json(plan: PlanRow, history: list[dict[str, Any]], *, full: bool) -> di
         for event in history
     ]
     return data
+
+
+async def plan_context(db: Queryable, repo_id: int, release_id: int) -> dict[str, Any] | None:
+    """The plan as its publishers see it (the console's page), or None."""
+    plan = await queries.plan_of(db, repo_id, release_id)
+    if plan is None:
+        return None
+    return plan_json(plan, await queries.events_of(db, release_id, limit=50), full=True)
