@@ -5,6 +5,7 @@ gate without figures does not block."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from forge_testing.waiting import eventually
@@ -191,3 +192,32 @@ async def test_withdraw_on_failure(make_client: Any, load: Any, db: Any) -> None
         ("release.withdrawn", None, "system"),
         ("rollout_plan.withdrawn", None, "system"),
     ]
+
+
+async def test_insights_show_the_reach_per_step_and_the_gates(make_client: Any, load: Any) -> None:
+    await load(world())
+    client = await make_client(options=FAST_PLANS)
+    ids = await release_ids(client)
+    new, old = ids["v1.1.0"], ids["v1.0.0"]
+    plan = {"steps": steps(10, 30, hold=1) + steps(60, hold=3600), "gates": UPTAKE_ONLY}
+    await client.put(f"{API}/{new}/rollout_plan", json=plan, headers=auth("owner"))
+    for release_id, crashed in ((old, 10), (new, 12)):
+        figures = {"sessions": 1000, "crashed_sessions": crashed}
+        await client.post(f"{API}/{release_id}/health", json=figures, headers=auth("owner"))
+    await check(client, "1.1.0", 3)
+
+    async def at_60() -> bool:
+        return (await plan_state(client, new))["percent"] == 60
+
+    await eventually(at_60, within=10)
+    page = await client.get("/owner/app/insights", headers=auth("owner"))
+    assert page.status == 200
+    html = await page.text()
+    assert "<script" not in html
+    assert f'id="rollout-reach-{new}-title">Rollout of v1.1.0: reach per step<' in html
+    reach = html.split(f'<table id="rollout-reach-{new}-table">', 1)[1].split("</table>", 1)[0]
+    assert [float(v) for v in re.findall(r">(\d+\.\d)<", reach)] == [10.0, 30.0, 60.0]
+    gates = html.split(f'<table id="rollout-gates-{new}-table">', 1)[1].split("</table>", 1)[0]
+    assert "Update uptake" in gates and "100.0 %" in gates and "50.0 %" in gates
+    assert "Crash-free sessions" in gates and "98.8 %" in gates and "98.0 %" in gates
+    assert html.count(f'aria-labelledby="rollout-gates-{new}-title"') == 1
