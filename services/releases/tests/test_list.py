@@ -119,6 +119,7 @@ async def test_list_release_wire_fields(make_client: Any, load: Any) -> None:
         "withdrawn_reason": "",
         "required": False,
         "critical": False,
+        "rollout": None,
         "created_at": "2026-01-01T00:01:00Z",
         "published_at": "2026-01-01T00:01:00Z",
         "assets": [],

@@ -21,6 +21,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "release.deleted",
     "release.asset.uploaded",
     "release.asset.deleted",
+    "release.rollout.changed",
     "org.pin.created",
     "org.pin.deleted",
     "org.pins.reordered",

@@ -102,6 +102,9 @@ class Settings:
     # a process killed without stopping loses (docs/insights.md "What a crash loses"); None: the
     # service's own default (forge_releases Options, 2 s)
     insights_flush_seconds: float | None = None
+    # ROLLOUT_EVALUATION_SECONDS: seconds between two evaluations of the running rollout plans
+    # (releases service; docs/rollouts.md); None: the service's default (10 s)
+    rollout_evaluation_seconds: float | None = None
     # Browser sessions (docs/accounts.md "Sessions"): ended after this long without a request,
     # and this long after sign-in whatever happens (OWASP's idle and absolute timeouts).
     session_idle_seconds: float = 3600.0
@@ -164,6 +167,7 @@ class Settings:
             if env.get("INSIGHTS_PROXY_LOG")
             else None,
             insights_flush_seconds=_seconds(env, "INSIGHTS_FLUSH_SECONDS", 0.0) or None,
+            rollout_evaluation_seconds=_seconds(env, "ROLLOUT_EVALUATION_SECONDS", 0.0) or None,
             session_idle_seconds=_seconds(env, "SESSION_IDLE_SECONDS", cls.session_idle_seconds),
             session_absolute_seconds=_seconds(
                 env, "SESSION_ABSOLUTE_SECONDS", cls.session_absolute_seconds

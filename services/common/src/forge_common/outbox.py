@@ -21,6 +21,7 @@ EVENT_TYPES = frozenset(
         "release.deleted",
         "release.asset.uploaded",
         "release.asset.deleted",
+        "release.rollout.changed",
         "org.pin.created",
         "org.pin.deleted",
         "org.pins.reordered",

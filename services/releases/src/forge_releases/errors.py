@@ -69,6 +69,13 @@ class ReleaseNotFound(NotFound):
         super().__init__("Release not found")
 
 
+class RolloutPlanNotFound(NotFound):
+    code = "RolloutPlanNotFound"
+
+    def __init__(self) -> None:
+        super().__init__("Rollout plan not found")
+
+
 class NoReleasesFound(NotFound):
     code = "NoReleasesFound"
 

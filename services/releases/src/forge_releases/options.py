@@ -29,11 +29,18 @@ class Options:
     insights_flush_interval: float = 2.0
     # seconds between two prunings of insights rows past their retention
     insights_prune_interval: float = 3600.0
+    # seconds between two evaluations of the running rollout plans (rollouts/evaluator.py): how
+    # late a step may start after its hold, and how soon a failing gate halts a plan
+    # (ROLLOUT_EVALUATION_SECONDS sets it for a process; docs/rollouts.md)
+    rollout_interval: float = 10.0
 
 
 def with_settings(options: Options, settings: Settings) -> Options:
-    """`options` with what the environment sets over them: INSIGHTS_FLUSH_SECONDS (a process
-    started as `forge serve` has no other way to be tuned)."""
+    """`options` with what the environment sets over them: INSIGHTS_FLUSH_SECONDS and
+    ROLLOUT_EVALUATION_SECONDS (a process started as `forge serve` has no other way to be
+    tuned)."""
     if settings.insights_flush_seconds is not None:
         options = replace(options, insights_flush_interval=settings.insights_flush_seconds)
+    if settings.rollout_evaluation_seconds is not None:
+        options = replace(options, rollout_interval=settings.rollout_evaluation_seconds)
     return options

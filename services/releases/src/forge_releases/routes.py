@@ -28,6 +28,7 @@ from .pages import start
 from .publish import handlers as publish
 from .read import handlers as read
 from .read.update_check import kept_response, update_check, update_check_key
+from .rollouts import handlers as rollouts
 from .safety.check import safe_update_check
 from .signing_keys.handlers import routes_of
 from .signing_keys.kinds import KINDS
@@ -49,6 +50,7 @@ KEYS = "/api/v2/repos/{owner}/{repo}/update_keys"
 # forge's own update check with the rules of release safety (safety/check.py)
 SAFE_UPDATE = "/api/v2/repos/{owner}/{repo}/update"
 INSIGHTS = "/api/v2/repos/{owner}/{repo}/insights"
+PLAN = f"{API}/{{release_id}}/rollout_plan"
 
 
 def add_routes(app: web.Application) -> None:
@@ -116,6 +118,14 @@ def _add_writes(app: web.Application) -> None:
             # the audit log (audit_log/handlers.py): repository admins, site admins
             web.get("/api/v2/repos/{owner}/{repo}/audit", audit_log.repo_audit),
             web.get("/api/v2/admin/audit", audit_log.admin_audit),
+            # rollout plans (rollouts/handlers.py)
+            web.put(PLAN, rollouts.put_plan),
+            web.get(PLAN, rollouts.get_plan),
+            web.post(f"{PLAN}/pause", rollouts.pause_plan),
+            web.post(f"{PLAN}/resume", rollouts.resume_plan),
+            web.post(f"{PLAN}/jump", rollouts.jump_plan),
+            web.post(f"{PLAN}/finish", rollouts.finish_plan),
+            web.post(f"{API}/{{release_id}}/health", rollouts.post_health),
         ]
     )
 

@@ -31,6 +31,7 @@ from .metrics import add_releases_metrics
 from .options import Options, with_settings
 from .pages.cache import PAGE_CACHE, PageCache
 from .read.cache import ReleaseCache
+from .rollouts.evaluator import evaluator_context
 from .routes import add_routes
 from .storage import open_storage
 from .storage.commands import add_storage_commands
@@ -56,6 +57,7 @@ def setup(app: web.Application, settings: Settings, options: Options) -> None:
     app.cleanup_ctx.append(resign_daily)
     app[KEYRING] = Keyring()  # this process's own GnuPG home (linux/openpgp.py)
     app.on_cleanup.append(_close_keyring)
+    app.cleanup_ctx.append(evaluator_context)
     app[PAGE_CACHE] = PageCache()
     pages.setup(app, "forge_releases.pages")
     add_routes(app)

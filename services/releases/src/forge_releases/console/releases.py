@@ -16,7 +16,7 @@ from forge_common.audit import origin_of
 from forge_common.auth import Viewer
 from forge_common.csrf import Form, checked_form, text_field
 from forge_common.errors import ApiError
-from forge_common.keys import SETTINGS
+from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.pages import page, see_other
 from forge_common.versions import parse_version, tag_warning
 
@@ -27,6 +27,7 @@ from ..publish.input import new_release
 from ..read import render
 from ..read.handlers import find_release
 from ..read.update_check import repo_releases
+from ..rollouts.view import plan_context
 from ..safety.decide import minimum_version
 from ..urls import repo_url
 from .access import console_repo
@@ -104,7 +105,12 @@ def form_page(
     status: int = 200,
     notice: str = "",
     minimum: str | None = None,
+    plan: dict[str, Any] | None = None,
+    plan_form: dict[str, Any] | None = None,
+    plan_errors: dict[str, str] | None = None,
 ) -> web.Response:
+    """The release form; for a stored release also its rollout plan (`plan`, the publishers'
+    view of rollouts/view.py) and the plan form's values sent back (`plan_form`)."""
     rendered = None
     if release is not None:
         rendered = render.release(
@@ -124,6 +130,9 @@ def form_page(
         # as `forge release publish` warns: the release is saved, but no updater will offer it
         "tag_warning": tag_warning(values["tag_name"]),
         "upload_limit": request.app[SETTINGS].max_upload_bytes,
+        "plan": plan,
+        "plan_form": plan_form or {},
+        "plan_errors": plan_errors or {},
     }
     return console_page(request, TEMPLATE, context, status=status)
 
@@ -193,6 +202,7 @@ async def edit_form(request: web.Request) -> web.StreamResponse:
     candidates = await repo_releases(request.app, resolved.ref.repo_id)
     pool = candidates.everything if release.prerelease else candidates.stable
     minimum = minimum_version((v, r) for r in pool if (v := parse_version(r.tag)) is not None)
+    plan = await plan_context(request.app[DB_POOL], resolved.ref.repo_id, release.id)
     return form_page(
         request,
         resolved,
@@ -200,6 +210,7 @@ async def edit_form(request: web.Request) -> web.StreamResponse:
         release=release,
         notice=notice,
         minimum=None if minimum is None else str(minimum),
+        plan=plan,
     )
 
 

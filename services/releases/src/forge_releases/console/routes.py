@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from . import assets, keys, releases, rollout, safety, script, settings
+from . import assets, keys, releases, rollout, rollout_plan, safety, script, settings
 
 
 def console_routes(page: str) -> list[web.RouteDef]:
@@ -25,6 +25,11 @@ def console_routes(page: str) -> list[web.RouteDef]:
         web.get(f"{edit}/withdraw", safety.confirm_withdraw),
         web.post(f"{edit}/withdraw", safety.withdraw),
         web.post(f"{edit}/safety", safety.set_safety),
+        web.post(f"{edit}/rollout-plan", rollout_plan.set_plan),
+        web.post(f"{edit}/rollout-plan/pause", rollout_plan.pause),
+        web.post(f"{edit}/rollout-plan/resume", rollout_plan.resume),
+        web.post(f"{edit}/rollout-plan/jump", rollout_plan.jump),
+        web.post(f"{edit}/rollout-plan/finish", rollout_plan.finish),
         web.get(f"{page}/settings", settings.repo_settings),
         web.post(f"{page}/settings", settings.save_repo_settings),
         web.get(f"{page}/settings/update-keys", keys.update_keys),

@@ -127,8 +127,10 @@ def series_chart(
     *,
     kind: str = "stacked_area",
     unit: str = "",
+    bucket_name: str = "Day",
 ) -> Chart:
-    """A chart over time (one line, area or bar per series) and its table (a row per bucket)."""
+    """A chart over time (one line, area or bar per series) and its table (a row per bucket,
+    named `bucket_name` in its head)."""
 
     def drawn(options: dict[str, Any], labels: int) -> Any:
         if kind == "stacked_area":
@@ -150,7 +152,9 @@ def series_chart(
         return f"{value:.1f}" if unit == "%" else str(int(value))
 
     rows = [[bucket, *(fmt(values[i]) for _, values in series)] for i, bucket in enumerate(buckets)]
-    table = Table(["Day", *(name + (f" ({unit})" if unit else "") for name, _ in series)], rows)
+    table = Table(
+        [bucket_name, *(name + (f" ({unit})" if unit else "") for name, _ in series)], rows
+    )
     label = f"{title}. {description} The table after the chart has the numbers."
     wide, narrow = _svg(drawn(_OPTIONS, 8), label), _svg(drawn(_NARROW, 4), label)
     return Chart(chart_id, title, description, wide, narrow, table, empty=not series)
@@ -176,3 +180,26 @@ def share_chart(chart_id: str, title: str, description: str, totals: dict[str, i
     label = f"{title}. {description} The table after the chart has the numbers."
     wide, narrow = _svg(drawn(_OPTIONS), label), _svg(drawn(_NARROW), label)
     return Chart(chart_id, title, description, wide, narrow, table, empty=not totals)
+
+
+def threshold_chart(
+    chart_id: str, title: str, description: str, bars: Sequence[tuple[str, float, float]]
+) -> Chart:
+    """Measured figures (percentages) beside their thresholds: a bar pair per (name, measured,
+    threshold), and its table."""
+
+    def drawn(options: dict[str, Any]) -> Any:
+        chart = pygal.Bar(**{**options, "x_label_rotation": 0}, range=(0, 100))
+        chart.title = title
+        chart.x_labels = [name for name, _, _ in bars]
+        chart.add("measured (%)", [round(measured, 1) for _, measured, _ in bars])
+        chart.add("threshold (%)", [round(threshold, 1) for _, _, threshold in bars])
+        return chart
+
+    rows: list[list[str | int]] = [
+        [name, f"{measured:.1f} %", f"{threshold:.1f} %"] for name, measured, threshold in bars
+    ]
+    table = Table(["Gate", "Measured", "Threshold"], rows)
+    label = f"{title}. {description} The table after the chart has the numbers."
+    wide, narrow = _svg(drawn(_OPTIONS), label), _svg(drawn(_NARROW), label)
+    return Chart(chart_id, title, description, wide, narrow, table, empty=not bars)

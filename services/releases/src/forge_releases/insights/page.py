@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import web
-from forge_common.keys import SETTINGS
+from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.pages import page, page_response
 from forge_common.versions import parse_version
 
@@ -20,6 +20,7 @@ from ..urls import repo_url
 from .charts import Chart, series_chart, share_chart
 from .handlers import insights_reader, read_insights
 from .params import window
+from .rollout_charts import rollout_charts
 
 TOP = 8  # series drawn; the rest are summed into one
 RELEASES_FOLLOWED = 3  # newest releases whose uptake and offers are drawn
@@ -99,6 +100,7 @@ async def _charts(
     candidates = await repo_releases(app, repo_id)
     followed = list(candidates.everything[:RELEASES_FOLLOWED])
     charts = _version_charts(read, followed) + _share_charts(read)
+    charts += await rollout_charts(app[DB_POOL], repo_id, followed)
     summary = {
         "from": span.start.date().isoformat(),
         "to": span.end.date().isoformat(),

@@ -64,6 +64,8 @@ def release(
         "withdrawn_reason": rel.withdrawn_reason,
         "required": rel.required,
         "critical": rel.critical,
+        # the staged-rollout percentage, as PATCH or a rollout plan set it (docs/rollouts.md)
+        "rollout": rel.rollout,
         "created_at": rel.created_at,
         "published_at": rel.created_at,  # docs/releases.md: always the creation time
         "assets": [attachment(app_url, ref, rel.tag, a, counter, url_for) for a in rel.assets],

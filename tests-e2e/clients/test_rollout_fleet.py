@@ -1,0 +1,248 @@
+"""A simulated fleet through nginx while rollout plans run on an accelerated clock (plans
+evaluated every 0.2 s, insights written every 0.2 s: docs/rollouts.md "Testing"): real
+electron-updater clients from npm, each with its own staging id, Squirrel.Windows-style clients
+reading RELEASES with theirs, and update-check clients that say the version they run.
+
+- the percentage rises by the plan, and at each percentage exactly the installs inside it are
+  offered the release;
+- a share of the offered installs that keeps checking in on the old version halts the plan at
+  the evaluation that first has enough checks, and no install outside the reached share is
+  offered the release afterwards;
+- crash figures of the new version below the old one's halt it the same way.
+
+A client's check is compared with the plan only when the plan's percentage was the same before
+and after it (it may move meanwhile: the test waits on states, never on times). The fleet asks
+the releases service itself, not through nginx: the micro-cache's second would blur each step's
+boundary (what nginx adds is tested in tests-e2e/test_micro_cache.py and, for the counts of the
+checks it answers, test_insights_micro_cache.py)."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from .test_updaters import parse_releases
+
+if TYPE_CHECKING:
+    from conftest import Stack
+
+    from .conftest import RunNode
+
+pytestmark = pytest.mark.e2e
+
+TOKEN = {"Authorization": "token fay-fleet-token", "Content-Type": "application/json"}
+STACK_ENV = {"ROLLOUT_EVALUATION_SECONDS": "0.2", "INSIGHTS_FLUSH_SECONDS": "0.2"}
+REPOS = ("rises", "stuck", "crashes")
+
+
+def _release(name: str, tag: str, day: int, **flags: Any) -> dict[str, Any]:
+    version = tag[1:]
+    files = [f"Fleet-{version}.AppImage", f"Fleet-{version}-full.nupkg"]
+    return {
+        "tag": tag,
+        "created_at": f"2026-03-{day:02d}T08:00:00Z",
+        "assets": [{"name": f, "content": f"{name} {f} " * 20} for f in files],
+        **flags,
+    }
+
+
+WORLD = {
+    "users": [{"name": "fay", "tokens": ["fay-fleet-token"]}],
+    "repos": [
+        {
+            "owner": "fay",
+            "name": name,
+            "releases": [_release(name, "v1.0.0", 1), _release(name, "v1.1.0", 2, rollout=1)],
+        }
+        for name in REPOS
+    ],
+}
+
+
+def staging_id(bucket: float) -> str:
+    """An install's staging id placing it at `bucket` (0-1): electron-updater and Squirrel read
+    the id's last four bytes as a share of 2^32 - 1."""
+    return str(uuid.UUID(f"3f2b8c1e-4d5a-4b6c-8d7e-9f0a{int(bucket * 0xFFFFFFFF):08x}"))
+
+
+ELECTRON = (0.05, 0.3, 0.6, 0.95)  # electron-updater installs (Node is slow: four)
+SQUIRREL = tuple((i + 0.5) / 20 for i in range(20))  # Squirrel.Windows-style installs
+
+
+def api(repo: str) -> str:
+    return f"/api/v2/repos/fay/{repo}/releases"
+
+
+def release_id(stack: Stack, repo: str, tag: str) -> int:
+    return int(stack.get(f"{api(repo)}/{tag}", TOKEN).json()["id"])
+
+
+def plan_of(stack: Stack, repo: str) -> dict[str, Any]:
+    reply = stack.get(f"{api(repo)}/{release_id(stack, repo, 'v1.1.0')}/rollout_plan", TOKEN)
+    assert reply.status == 200, reply.body
+    return dict(reply.json())
+
+
+def put_plan(stack: Stack, repo: str, plan: dict[str, Any]) -> None:
+    path = f"{api(repo)}/{release_id(stack, repo, 'v1.1.0')}/rollout_plan"
+    reply = stack.request("PUT", path, TOKEN, json.dumps(plan).encode())
+    assert reply.status == 200, reply.body
+
+
+def fleet_get(stack: Stack, path: str) -> Any:
+    """An install's request, to the releases service (see the module's note)."""
+    return stack.direct("releases", "GET", path)
+
+
+def squirrel_offered(stack: Stack, repo: str, bucket: float) -> str:
+    """The newest full package a Squirrel.Windows install at `bucket` takes from RELEASES:
+    staged entries only below their percentage."""
+    text = fleet_get(stack, f"{api(repo)}/feeds/squirrel/x64/RELEASES?id=Fleet&localVersion=1.0.0")
+    assert text.status == 200
+    entries = [
+        e
+        for e in parse_releases(text.body.decode())
+        if not e["delta"] and (e["staged"] is None or bucket * 100 < e["staged"])
+    ]
+    return max(entries, key=lambda e: tuple(int(p) for p in e["version"].split(".")))["version"]
+
+
+def electron_offered(node: RunNode, stack: Stack, repo: str, bucket: float, work: Path) -> bool:
+    feed = f"http://127.0.0.1:{stack.ports['releases']}{api(repo)}/feeds/electron"
+    found = node("electron-updater.js", feed, "1.0.0", str(work / f"{bucket}"), staging_id(bucket))
+    return bool(found["available"])
+
+
+def check_in(stack: Stack, repo: str, running: list[str], stuck: set[int]) -> None:
+    """One update check of every install of `running` (the versions they run); those offered
+    1.1.0 take it and, started again, check in on it, except the `stuck` ones (their update
+    fails: they keep checking in on 1.0.0 and are offered 1.1.0 again)."""
+    for index, version in enumerate(running):
+        reply = fleet_get(stack, f"{api(repo)}/update?version={version}&platform=linux&arch=x64")
+        assert reply.status in (200, 204)
+        if reply.status == 200 and index not in stuck:
+            running[index] = reply.json()["name"].lstrip("v")
+            again = f"{api(repo)}/update?version={running[index]}&platform=linux&arch=x64"
+            assert fleet_get(stack, again).status == 204
+
+
+def inside(bucket: float, percent: int) -> bool:
+    return percent >= 100 or bucket * 100 < percent
+
+
+def fleet_round(
+    stack: Stack, node: RunNode, repo: str, work: Path, *, electron: bool = True
+) -> tuple[int, dict[float, bool], dict[float, str]]:
+    """The plan's percentage and what each install was offered, when it stayed the same during
+    the round (else -1)."""
+    before = plan_of(stack, repo)["percent"]
+    seen = {b: electron_offered(node, stack, repo, b, work) for b in ELECTRON} if electron else {}
+    packages = {b: squirrel_offered(stack, repo, b) for b in SQUIRREL}
+    after = plan_of(stack, repo)["percent"]
+    return (before if before == after else -1), seen, packages
+
+
+def assert_offers(percent: int, electron: dict[float, bool], squirrel: dict[float, str]) -> None:
+    for bucket, available in electron.items():
+        assert available == inside(bucket, percent), (percent, bucket)
+    for bucket, version in squirrel.items():
+        assert version == ("1.1.0" if inside(bucket, percent) else "1.0.0"), (percent, bucket)
+
+
+def test_the_percentage_rises_by_the_plan(stack: Stack, run_node: RunNode, tmp_path: Path) -> None:
+    gates = {"uptake": {"window_seconds": 0, "min_checks": 20, "min_share": 0.4}}
+    put_plan(stack, "rises", {"steps": [
+        {"percent": 10, "hold_seconds": 6},
+        {"percent": 40, "hold_seconds": 6},
+        {"percent": 100, "hold_seconds": 2},
+    ], "gates": gates})  # fmt: skip
+    running = ["1.0.0"] * 30
+    compared: dict[int, list[str]] = {}  # percent -> the clients compared at it
+
+    def compare(client: str, bucket: float, offered: Callable[[], bool]) -> None:
+        """One install's check, held against the plan when its percentage stayed the same."""
+        before = plan_of(stack, "rises")["percent"]
+        got = offered()
+        if plan_of(stack, "rises")["percent"] == before:
+            assert got == inside(bucket, before), (client, bucket, before)
+            compared.setdefault(before, []).append(client)
+
+    def electron(bucket: float) -> bool:
+        return electron_offered(run_node, stack, "rises", bucket, tmp_path)
+
+    def squirrel(bucket: float) -> bool:
+        return squirrel_offered(stack, "rises", bucket) == "1.1.0"
+
+    deadline = time.monotonic() + 120
+    while plan_of(stack, "rises")["state"] != "done":
+        assert time.monotonic() < deadline, plan_of(stack, "rises")
+        check_in(stack, "rises", running, stuck=set())  # a healthy fleet
+        for bucket in ELECTRON:
+            compare("electron-updater", bucket, partial(electron, bucket))
+            for other in SQUIRREL:
+                compare("squirrel", other, partial(squirrel, other))
+    history = plan_of(stack, "rises")["history"]
+    assert [(h["decision"], h["percent"]) for h in history] == [
+        ("planned", 10), ("advanced", 40), ("advanced", 100), ("done", 100)
+    ]  # fmt: skip
+    for percent in (10, 40):  # the fleet was compared at each staged step
+        assert "electron-updater" in compared.get(percent, []), compared.keys()
+        assert compared[percent].count("squirrel") >= len(SQUIRREL), percent
+    percent, electrons, squirrels = fleet_round(stack, run_node, "rises", tmp_path)
+    assert percent == 100
+    assert_offers(100, electrons, squirrels)
+
+
+def test_installs_stuck_on_the_old_version_halt_the_plan(
+    stack: Stack, run_node: RunNode, tmp_path: Path
+) -> None:
+    gates = {"uptake": {"window_seconds": 0, "min_checks": 20, "min_share": 0.4}}
+    steps = [{"percent": 10, "hold_seconds": 3600}, {"percent": 100, "hold_seconds": 1}]
+    put_plan(stack, "stuck", {"steps": steps, "gates": gates})
+    running = ["1.0.0"] * 30
+    stuck = set(range(21))  # 70 % of the installs offered it fail to take it
+    deadline = time.monotonic() + 60
+    while plan_of(stack, "stuck")["state"] != "halted":
+        assert time.monotonic() < deadline, plan_of(stack, "stuck")
+        check_in(stack, "stuck", running, stuck)
+    plan = plan_of(stack, "stuck")
+    assert [h["decision"] for h in plan["history"]] == ["planned", "halted"]
+    assert plan["reason"].startswith("Halted at step 1 of 2 (10 %): the update-uptake gate failed")
+    uptake = plan["history"][-1]["figures"]["gates"]["uptake"]
+    assert uptake["running"] + uptake["offered"] >= 20 and uptake["share"] < 0.4, uptake
+    # frozen at 10 %: installs outside it are not offered the release, those inside still are
+    check_in(stack, "stuck", running, stuck)
+    percent, electron, squirrel = fleet_round(stack, run_node, "stuck", tmp_path)
+    assert percent == 10
+    assert_offers(10, electron, squirrel)
+    assert plan_of(stack, "stuck")["state"] == "halted"
+
+
+def test_an_external_signal_below_threshold_halts_the_plan(
+    stack: Stack, run_node: RunNode, tmp_path: Path
+) -> None:
+    steps = [{"percent": 25, "hold_seconds": 3600}, {"percent": 100, "hold_seconds": 1}]
+    put_plan(stack, "crashes", {"steps": steps})  # default gates: both on
+    for tag, crashed in (("v1.0.0", 10), ("v1.1.0", 120)):
+        body = json.dumps({"sessions": 2000, "crashed_sessions": crashed}).encode()
+        path = f"{api('crashes')}/{release_id(stack, 'crashes', tag)}/health"
+        assert stack.request("POST", path, TOKEN, body).status == 204
+    deadline = time.monotonic() + 30
+    while plan_of(stack, "crashes")["state"] != "halted":
+        assert time.monotonic() < deadline, plan_of(stack, "crashes")
+        time.sleep(0.05)  # the poll's pace; the wait ends on the state
+    plan = plan_of(stack, "crashes")
+    assert plan["reason"] == (
+        "Halted at step 1 of 2 (25 %): the external-signal gate failed (crash-free sessions "
+        "94.0 % against 99.5 % for the release it replaces: down by more than 1.0 %)"
+    )
+    percent, electron, squirrel = fleet_round(stack, run_node, "crashes", tmp_path)
+    assert percent == 25
+    assert_offers(25, electron, squirrel)
