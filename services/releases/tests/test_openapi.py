@@ -10,6 +10,7 @@ from typing import Any
 import jsonschema
 import orjson
 from aiohttp import web
+from forge_releases.console.routes import console_routes
 
 from .support import auth, one_repo, rel
 
@@ -21,19 +22,10 @@ PAGE_ROUTES = {  # the HTML pages (docs/pages.md), not part of this API either
     "/{owner}/{repo}/download",
     "/{owner}/{repo}/insights",
     "/",  # the start page
-    # the release console (docs/console.md)
-    "/{owner}/{repo}/releases/new",
-    "/{owner}/{repo}/releases/edit/{tag}",
-    "/{owner}/{repo}/releases/edit/{tag}/assets",
-    "/{owner}/{repo}/releases/edit/{tag}/assets/delete",
-    "/{owner}/{repo}/releases/edit/{tag}/rollout",
-    "/{owner}/{repo}/releases/edit/{tag}/unpublish",
-    "/{owner}/{repo}/settings",
-    "/{owner}/{repo}/settings/update-keys",
-    "/{owner}/{repo}/settings/update-keys/revoke",
-    "/{owner}/{repo}/settings/tauri-key",
     "/-/console.js",
 }
+# the release console's forms and pages (docs/console.md), as its own route list says
+PAGE_ROUTES |= {route.path for route in console_routes("/{owner}/{repo}")}
 # the Gitea and GitHub shapes (docs/compat.md): documented by their own documents
 COMPAT_PREFIXES = ("/api/v1/", "/api/v3/", "/{owner}/{repo}/releases.atom")
 

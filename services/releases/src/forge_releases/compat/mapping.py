@@ -37,6 +37,8 @@ def release(
     """The release as both platforms name it, with its API addresses under `root`; `url_for`
     maps each download URL (signed for update keys, as on version 2)."""
     data = render.release(app_url, ref, rel, counter, url_for)
+    for field in render.VERSION_2_ONLY:  # Gitea and GitHub name no such field
+        del data[field]
     url = release_api_url(app_url, root, ref, rel.id)
     data.update(url=url, assets_url=f"{url}/assets", upload_url=f"{url}/assets")
     return data

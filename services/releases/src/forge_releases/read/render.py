@@ -38,6 +38,11 @@ def attachment(
     }
 
 
+# The fields of version 2's release object that Gitea's and GitHub's shapes do not have
+# (compat/mapping.py leaves them out): release safety's and the rollout percentage.
+VERSION_2_ONLY = ("withdrawn", "withdrawn_reason", "required", "critical", "rollout")
+
+
 def release(
     app_url: str,
     ref: RepoRef,
