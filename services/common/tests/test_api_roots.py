@@ -71,6 +71,11 @@ def test_versioning_rule_1_orgs_under_v1_releases_under_v2() -> None:
     # Velopack's client asks `{base}/releases.{channel}.json` and `{base}/{FileName}` of the base
     # URL an app is built with (`{APP_URL}{owner}/{repo}/velopack`: docs/releases.md "Velopack")
     releases -= {p for p in releases if p.startswith("/{owner}/{repo}/velopack/")}
+    # apt and dnf read a repository's files at fixed places under its base URL (the `.sources`
+    # and `.repo` files name `{APP_URL}{owner}/{repo}/apt/` and `.../rpm/{channel}/`)
+    releases -= {
+        p for p in releases if p.startswith(("/{owner}/{repo}/apt/", "/{owner}/{repo}/rpm/"))
+    }
     releases -= {p for p in releases if p.startswith(COMPAT)}
     # the source archive addresses every release hands out (tarball_url, zipball_url: the spec's
     # TarURL/ZipURL form, `{owner}/{repo}/archive/{tag}.tar.gz`) are answered where they point
