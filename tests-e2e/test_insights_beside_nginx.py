@@ -96,6 +96,16 @@ def reader(database_url: str, log: Path, output: Path, interval: str = QUICK) ->
         stop_process(process)
 
 
+def space_taken(logs: list[Path], outputs: list[Path]) -> str:
+    """What a failed wait for freed space shows: each log's size and blocks, and what each
+    reader printed."""
+    taken = [
+        f"{log.name}: {log.stat().st_size} bytes in {log.stat().st_blocks} blocks" for log in logs
+    ]
+    said = [f"{out.name}:\n{out.read_text(errors='replace')[-3000:]}" for out in outputs]
+    return "\n".join(taken + said)
+
+
 def send(port: int, sent: dict[str, int], paths: dict[str, int]) -> int:
     """GET each path its number of times through nginx at `port`; adds to `sent` (by the version
     the client runs); returns how many nginx answered from its cache."""
@@ -169,7 +179,7 @@ def test_readers_beside_two_nginx_count_each_cached_answer_once(
         until(
             lambda: all(log.stat().st_blocks * 512 <= 4096 for log in both),
             WITHIN,
-            lambda: str([log.stat() for log in both]),
+            lambda: space_taken(both, [tmp_path / f"{name}.out" for name in ("a", "b")]),
         )
         assert all(log.stat().st_size > 4096 for log in both)
 
