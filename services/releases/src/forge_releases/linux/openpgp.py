@@ -85,7 +85,8 @@ class Keyring:
         """A new Ed25519 signing key: (fingerprint, armored public key, armored secret key)."""
         async with self._lock:
             before = set(await self._fingerprints())
-            await self.gpg("--quick-generate-key", user_id, "ed25519", "sign", "never")
+            # --yes: a second key of the same user id (a rotation) is made all the same
+            await self.gpg("--yes", "--quick-generate-key", user_id, "ed25519", "sign", "never")
             (fingerprint,) = set(await self._fingerprints()) - before
             self._imported.add(fingerprint)
         return fingerprint, *await self.export(fingerprint, secret=True)
