@@ -96,8 +96,16 @@ async def test_apt_lists_every_version_and_architecture_from_the_packages_own_co
     assert listed[0]["SHA256"] == hashlib.sha256(amd64).hexdigest()
     assert await _get(client, f"/apt/{listed[0]['Filename']}") == amd64
 
+    # a staged release is held back until it reaches 100 % (a package manager has no staging id)
+    staged = await publish(client, "v1.3.0", {"e.deb": deb("acc-app", "1.3.0")}, rollout=50)
     beta = _paragraphs(await _get(client, "/apt/dists/beta/main/binary-amd64/Packages"))
     assert sorted(p["Version"] for p in beta) == ["1.0.0", "1.1.0~beta.1"]  # every version
+    resp = await client.patch(
+        f"/api/v2/repos/owner/app/releases/{staged}", json={"rollout": 100}, headers=OWNER
+    )
+    assert resp.status == 200, await resp.text()
+    beta = _paragraphs(await _get(client, "/apt/dists/beta/main/binary-amd64/Packages"))
+    assert sorted(p["Version"] for p in beta) == ["1.0.0", "1.1.0~beta.1", "1.3.0"]
     packed = await _get(client, "/apt/dists/beta/main/binary-amd64/Packages.gz")
     release = (await _get(client, "/apt/dists/beta/Release")).decode()
     digest = hashlib.sha256(packed).hexdigest()
