@@ -32,6 +32,7 @@ PAGE_ROUTES = {  # the HTML pages (docs/pages.md), not part of this API either
     "/{owner}/{repo}/settings/update-keys",
     "/{owner}/{repo}/settings/update-keys/revoke",
     "/{owner}/{repo}/settings/tauri-key",
+    "/{owner}/{repo}/settings/linux-key",
     "/-/console.js",
 }
 # the Gitea and GitHub shapes (docs/compat.md): documented by their own documents
