@@ -37,6 +37,7 @@ PAGES = {
     "/{owner}/{repo}/settings/update-keys",
     "/{owner}/{repo}/settings/update-keys/revoke",
     "/{owner}/{repo}/settings/tauri-key",
+    "/{owner}/{repo}/settings/linux-key",
     "/-/console.js",
     "/{org}/settings/pins",
     # a repository's insights for its admins and publishers (docs/insights.md)
@@ -71,6 +72,12 @@ def test_versioning_rule_1_orgs_under_v1_releases_under_v2() -> None:
     # Velopack's client asks `{base}/releases.{channel}.json` and `{base}/{FileName}` of the base
     # URL an app is built with (`{APP_URL}{owner}/{repo}/velopack`: docs/releases.md "Velopack")
     releases -= {p for p in releases if p.startswith("/{owner}/{repo}/velopack/")}
+    # apt and dnf read a repository at the base URL of a `.sources` or `.repo` file
+    # (`{APP_URL}{owner}/{repo}/apt/`, `.../rpm/{channel}/`: docs/releases.md "Linux package
+    # repositories"), under which their layouts are fixed
+    releases -= {
+        p for p in releases if p.startswith(("/{owner}/{repo}/apt/", "/{owner}/{repo}/rpm/"))
+    }
     releases -= {p for p in releases if p.startswith(COMPAT)}
     # the source archive addresses every release hands out (tarball_url, zipball_url: the spec's
     # TarURL/ZipURL form, `{owner}/{repo}/archive/{tag}.tar.gz`) are answered where they point
