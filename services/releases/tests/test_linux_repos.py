@@ -313,3 +313,44 @@ async def test_release_is_dated_today_valid_a_week_and_dropped_when_a_day_starts
     cache.drop_answers("feed apt ")
     assert kept() == []
     assert _paragraphs(await _get(client, "/apt/dists/stable/Release"))[0] == fields
+
+
+async def test_an_operators_own_secret_key_is_taken_and_signs(
+    make_client: Any, load: Any, settings: Settings, tmp_path: Path, capsys: Any
+) -> None:
+    """`forge linux-key add --secret-key FILE`: a key made elsewhere (here by the operator's own
+    gpg) becomes the instance's key and signs; what is not one secret key is refused."""
+    home = tmp_path / "gnupg"
+    home.mkdir(mode=0o700)
+    gpg = ["gpg", "--homedir", str(home), "--batch", "--pinentry-mode", "loopback"]
+    made = await asyncio.to_thread(
+        subprocess.run,
+        [*gpg, "--passphrase", "", "--quick-generate-key", "operator", "ed25519", "sign", "never"],
+        capture_output=True,
+        check=False,
+    )
+    assert made.returncode == 0, made.stderr
+    secret = await asyncio.to_thread(
+        subprocess.run, [*gpg, "--armor", "--export-secret-keys"], capture_output=True, check=True
+    )
+    (tmp_path / "operator.asc").write_bytes(secret.stdout)
+    (tmp_path / "nothing.asc").write_text("not a key")
+
+    status, _ = await _forge(
+        ["linux-key", "add", "--secret-key", str(tmp_path / "nothing.asc")], settings, capsys
+    )
+    assert status == 1
+    status, out = await _forge(
+        ["linux-key", "add", "--secret-key", str(tmp_path / "operator.asc")], settings, capsys
+    )
+    assert status == 0 and out.split()[1] == "current", out
+    await load(one_repo([]))
+    client = await make_client()
+    await publish(client, "v1.0.0", {"a.deb": deb("acc-app", "1.0.0")})
+    public = await asyncio.to_thread(
+        subprocess.run, [*gpg, "--armor", "--export"], capture_output=True, check=True
+    )
+    release = await _get(client, "/apt/dists/stable/Release")
+    signature = await _get(client, "/apt/dists/stable/Release.gpg")
+    checked = sqv(tmp_path, public.stdout, signature, release)
+    assert checked.returncode == 0, checked.stderr
