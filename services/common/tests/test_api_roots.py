@@ -37,6 +37,7 @@ PAGES = {
     "/{owner}/{repo}/settings/update-keys",
     "/{owner}/{repo}/settings/update-keys/revoke",
     "/{owner}/{repo}/settings/tauri-key",
+    "/{owner}/{repo}/settings/linux-key",
     "/-/console.js",
     "/{org}/settings/pins",
     # a repository's insights for its admins and publishers (docs/insights.md)
@@ -71,8 +72,9 @@ def test_versioning_rule_1_orgs_under_v1_releases_under_v2() -> None:
     # Velopack's client asks `{base}/releases.{channel}.json` and `{base}/{FileName}` of the base
     # URL an app is built with (`{APP_URL}{owner}/{repo}/velopack`: docs/releases.md "Velopack")
     releases -= {p for p in releases if p.startswith("/{owner}/{repo}/velopack/")}
-    # apt and dnf read a repository's files at fixed places under its base URL (the `.sources`
-    # and `.repo` files name `{APP_URL}{owner}/{repo}/apt/` and `.../rpm/{channel}/`)
+    # apt and dnf read a repository at the base URL of a `.sources` or `.repo` file
+    # (`{APP_URL}{owner}/{repo}/apt/`, `.../rpm/{channel}/`: docs/releases.md "Linux package
+    # repositories"), under which their layouts are fixed
     releases -= {
         p for p in releases if p.startswith(("/{owner}/{repo}/apt/", "/{owner}/{repo}/rpm/"))
     }

@@ -73,6 +73,7 @@ FORMS: dict[tuple[str, str], dict[str, str]] = {
     ("POST", "/{owner}/{repo}/settings/update-keys"): {"name": "stolen"},
     ("POST", "/{owner}/{repo}/settings/update-keys/revoke"): {"id": "1"},
     ("POST", "/{owner}/{repo}/settings/tauri-key"): {"action": "remove"},
+    ("POST", "/{owner}/{repo}/settings/linux-key"): {"action": "add", "fingerprint": ""},
 }
 PATH_VALUES = {"org": "acme", "owner": "acme", "repo": "app", "tag": "v1.0.0"}
 

@@ -176,3 +176,34 @@ async def test_each_updater_is_pointed_at_the_feed_that_serves_it_with_the_check
     spec_check = created.split("Update check (the specification", 1)[1]
     for limit in ("arm64 zip", "ignores rollouts", "Windows-only hotfix", "204"):
         assert limit in spec_check, limit
+
+
+async def test_the_linux_signing_keys_are_shown_to_repository_admins_and_rotated_by_a_site_admin(
+    make_client: Any, load: Any, db: Any, settings: Any
+) -> None:
+    await load(publish_world())
+    client = await make_client()
+    path = "/owner/pub/settings/linux-key"
+    async with await signed_in(client, db, settings, "repoadmin") as browser:
+        status, page = await browser.get(path)
+        assert status == 200 and "No key yet" in page and "Add a new key" not in page
+        refused = await browser.submit(path, {"action": "add", "fingerprint": ""}, page=page)
+        assert refused.status == 403
+    async with await signed_in(client, db, settings, "siteadmin") as browser:
+        _, page = await browser.get(path)
+        assert (
+            await browser.submit(path, {"action": "add", "fingerprint": ""}, page=page)
+        ).status == 303
+        assert (
+            await browser.submit(path, {"action": "add", "fingerprint": ""}, page=page)
+        ).status == 303
+        _, page = await browser.get(path)
+        first, second = re.findall(r"<code>([0-9A-F]{40})</code>", page)
+        assert page.count("signing beside the current key") == 1
+        promote = {"action": "promote", "fingerprint": second}
+        assert (await browser.submit(path, promote, page=page)).status == 303
+        retire = {"action": "retire", "fingerprint": first}
+        assert (await browser.submit(path, retire, page=page)).status == 303
+        _, page = await browser.get(path)
+        assert re.findall(r"<code>([0-9A-F]{40})</code>", page) == [second]
+        assert "PRIVATE" not in page

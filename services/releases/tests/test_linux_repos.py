@@ -10,12 +10,14 @@ import asyncio
 import base64
 import gzip
 import hashlib
+import shutil
 import subprocess
 from datetime import timedelta
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from forge_common.cli import main
 from forge_common.config import Settings
 from forge_common.keys import DB_POOL
@@ -27,6 +29,12 @@ from forge_testing.waiting import eventually
 from .support import TOKENS, one_repo
 from .test_velopack_feed import publish
 
+# Debian's tools these tests build and check with (mk/clients.mk APT_TOOLS installs them as root)
+TOOLS = ("sqv", "rpmbuild", "dpkg-deb", "gpg")
+pytestmark = pytest.mark.skipif(
+    any(shutil.which(tool) is None for tool in TOOLS),
+    reason=f"needs {', '.join(TOOLS)} (make clients-tools installs them as root)",
+)
 BASE = "/owner/app"
 OWNER = {"Authorization": f"token {TOKENS['owner']}"}
 
@@ -96,8 +104,16 @@ async def test_apt_lists_every_version_and_architecture_from_the_packages_own_co
     assert listed[0]["SHA256"] == hashlib.sha256(amd64).hexdigest()
     assert await _get(client, f"/apt/{listed[0]['Filename']}") == amd64
 
+    # a staged release is held back until it reaches 100 % (a package manager has no staging id)
+    staged = await publish(client, "v1.3.0", {"e.deb": deb("acc-app", "1.3.0")}, rollout=50)
     beta = _paragraphs(await _get(client, "/apt/dists/beta/main/binary-amd64/Packages"))
     assert sorted(p["Version"] for p in beta) == ["1.0.0", "1.1.0~beta.1"]  # every version
+    resp = await client.patch(
+        f"/api/v2/repos/owner/app/releases/{staged}", json={"rollout": 100}, headers=OWNER
+    )
+    assert resp.status == 200, await resp.text()
+    beta = _paragraphs(await _get(client, "/apt/dists/beta/main/binary-amd64/Packages"))
+    assert sorted(p["Version"] for p in beta) == ["1.0.0", "1.1.0~beta.1", "1.3.0"]
     packed = await _get(client, "/apt/dists/beta/main/binary-amd64/Packages.gz")
     release = (await _get(client, "/apt/dists/beta/Release")).decode()
     digest = hashlib.sha256(packed).hexdigest()
@@ -297,3 +313,44 @@ async def test_release_is_dated_today_valid_a_week_and_dropped_when_a_day_starts
     cache.drop_answers("feed apt ")
     assert kept() == []
     assert _paragraphs(await _get(client, "/apt/dists/stable/Release"))[0] == fields
+
+
+async def test_an_operators_own_secret_key_is_taken_and_signs(
+    make_client: Any, load: Any, settings: Settings, tmp_path: Path, capsys: Any
+) -> None:
+    """`forge linux-key add --secret-key FILE`: a key made elsewhere (here by the operator's own
+    gpg) becomes the instance's key and signs; what is not one secret key is refused."""
+    home = tmp_path / "gnupg"
+    home.mkdir(mode=0o700)
+    gpg = ["gpg", "--homedir", str(home), "--batch", "--pinentry-mode", "loopback"]
+    made = await asyncio.to_thread(
+        subprocess.run,
+        [*gpg, "--passphrase", "", "--quick-generate-key", "operator", "ed25519", "sign", "never"],
+        capture_output=True,
+        check=False,
+    )
+    assert made.returncode == 0, made.stderr
+    secret = await asyncio.to_thread(
+        subprocess.run, [*gpg, "--armor", "--export-secret-keys"], capture_output=True, check=True
+    )
+    (tmp_path / "operator.asc").write_bytes(secret.stdout)
+    (tmp_path / "nothing.asc").write_text("not a key")
+
+    status, _ = await _forge(
+        ["linux-key", "add", "--secret-key", str(tmp_path / "nothing.asc")], settings, capsys
+    )
+    assert status == 1
+    status, out = await _forge(
+        ["linux-key", "add", "--secret-key", str(tmp_path / "operator.asc")], settings, capsys
+    )
+    assert status == 0 and out.split()[1] == "current", out
+    await load(one_repo([]))
+    client = await make_client()
+    await publish(client, "v1.0.0", {"a.deb": deb("acc-app", "1.0.0")})
+    public = await asyncio.to_thread(
+        subprocess.run, [*gpg, "--armor", "--export"], capture_output=True, check=True
+    )
+    release = await _get(client, "/apt/dists/stable/Release")
+    signature = await _get(client, "/apt/dists/stable/Release.gpg")
+    checked = sqv(tmp_path, public.stdout, signature, release)
+    assert checked.returncode == 0, checked.stderr

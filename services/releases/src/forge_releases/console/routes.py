@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from . import assets, keys, releases, rollout, rollout_plan, safety, script, settings
+from . import assets, keys, linux_keys, releases, rollout, rollout_plan, safety, script, settings
 
 
 def console_routes(page: str) -> list[web.RouteDef]:
@@ -37,4 +37,6 @@ def console_routes(page: str) -> list[web.RouteDef]:
         web.post(f"{page}/settings/update-keys/revoke", keys.revoke_update_key),
         web.get(f"{page}/settings/tauri-key", keys.tauri_key),
         web.post(f"{page}/settings/tauri-key", keys.set_tauri_key),
+        web.get(f"{page}/settings/linux-key", linux_keys.linux_key),
+        web.post(f"{page}/settings/linux-key", linux_keys.change_linux_key),
     ]

@@ -17,6 +17,8 @@ import shutil
 import tempfile
 from collections.abc import Sequence
 
+from forge_common.errors import ServiceUnavailable
+
 log = logging.getLogger(__name__)
 
 GPG = "gpg"
@@ -39,8 +41,11 @@ _COMMON = (
 )
 
 
-class GpgFailed(RuntimeError):
-    """gpg said no (its output is not kept: it may quote key material)."""
+class GpgFailed(ServiceUnavailable):
+    """gpg said no, or is missing: 503 (its output is not kept: it may quote key material)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(f"Signing is unavailable right now: {message}")
 
 
 class Keyring:
@@ -65,16 +70,20 @@ class Keyring:
 
     async def gpg(self, *args: str, given: bytes = b"") -> bytes:
         """gpg's standard output for these arguments, with `given` on its standard input."""
-        process = await asyncio.create_subprocess_exec(
-            GPG,
-            "--homedir",
-            self.home,
-            *_COMMON,
-            *args,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
+        try:
+            process = await asyncio.create_subprocess_exec(
+                GPG,
+                "--homedir",
+                self.home,
+                *_COMMON,
+                *args,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
+        except OSError as exc:  # no gpg installed (Debian's gnupg)
+            log.error("gpg cannot run: %s", type(exc).__name__)
+            raise GpgFailed("gpg cannot run") from None
         out, _ = await process.communicate(given)
         if process.returncode != 0:
             log.error("gpg %s failed with exit status %s", args[0], process.returncode)
@@ -85,7 +94,8 @@ class Keyring:
         """A new Ed25519 signing key: (fingerprint, armored public key, armored secret key)."""
         async with self._lock:
             before = set(await self._fingerprints())
-            await self.gpg("--quick-generate-key", user_id, "ed25519", "sign", "never")
+            # --yes: a second key of the same user id (a rotation) is made all the same
+            await self.gpg("--yes", "--quick-generate-key", user_id, "ed25519", "sign", "never")
             (fingerprint,) = set(await self._fingerprints()) - before
             self._imported.add(fingerprint)
         return fingerprint, *await self.export(fingerprint, secret=True)
