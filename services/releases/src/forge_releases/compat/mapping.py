@@ -37,6 +37,8 @@ def release(
     """The release as both platforms name it, with its API addresses under `root`; `url_for`
     maps each download URL (signed for update keys, as on version 2)."""
     data = render.release(app_url, ref, rel, counter, url_for)
+    for name in render.SAFETY_FIELDS:  # version 2's own: neither Gitea nor GitHub has them
+        del data[name]
     url = release_api_url(app_url, root, ref, rel.id)
     data.update(url=url, assets_url=f"{url}/assets", upload_url=f"{url}/assets")
     return data
