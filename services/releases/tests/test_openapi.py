@@ -28,6 +28,8 @@ PAGE_ROUTES = {  # the HTML pages (docs/pages.md), not part of this API either
     "/{owner}/{repo}/releases/edit/{tag}/assets/delete",
     "/{owner}/{repo}/releases/edit/{tag}/rollout",
     "/{owner}/{repo}/releases/edit/{tag}/unpublish",
+    "/{owner}/{repo}/releases/edit/{tag}/withdraw",
+    "/{owner}/{repo}/releases/edit/{tag}/safety",
     "/{owner}/{repo}/settings",
     "/{owner}/{repo}/settings/update-keys",
     "/{owner}/{repo}/settings/update-keys/revoke",
