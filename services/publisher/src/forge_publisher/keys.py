@@ -67,9 +67,16 @@ def add_keys_commands(actions: Any) -> None:
     tauri.set_defaults(handler=run)
 
 
-async def _call(
-    where: Target, method: str, resource: str = _UPDATE_KEYS, suffix: str = "", body: Any = None
+async def call(
+    where: Target,
+    method: str,
+    resource: str = _UPDATE_KEYS,
+    suffix: str = "",
+    body: Any = None,
+    denied: str | None = None,
 ) -> Any:
+    """The API's JSON answer, or PublishError with a message for the user (`denied`: what a 403
+    means here, if not "only an administrator")."""
     url = (
         f"{where.base_url}api/v2/repos/{quote(where.owner, safe='')}/"
         f"{quote(where.repo, safe='')}/{resource}{suffix}"
@@ -81,6 +88,8 @@ async def _call(
     ):
         raw = await resp.read()
         if resp.status >= 400:
+            if resp.status == 403 and denied:
+                raise PublishError(denied)
             raise PublishError(_failure(where, resp.status, raw))
         return orjson.loads(raw) if raw else None
 
@@ -97,6 +106,12 @@ def _failure(where: Target, status: int, raw: bytes) -> str:
         return "no such update key in this repository (404)"
     if code == "TauriKeyNotFound":
         return "this repository has no Tauri public key (404)"
+    if code == "ReleaseNotFound":
+        return "no such release in this repository (404)"
+    if code == "RolloutPlanNotFound":
+        return "this release has no rollout plan (404): set one with `forge release rollout plan`"
+    if code == "Conflict" or status == 409:
+        return f"not now (409): {message}"
     if code == "ValidationFailed":
         return f"the server refused it (422): {message}"
     return _MESSAGES.get(status, f"HTTP {status}: {message or 'request failed'}")
@@ -132,13 +147,13 @@ def _key_text(value: str) -> str:
 async def _run_tauri(args: argparse.Namespace, where: Target) -> None:
     if args.tauri_command == "set":
         body = {"public_key": _key_text(args.public_key)}
-        key = await _call(where, "PUT", _TAURI_KEY, body=body)
+        key = await call(where, "PUT", _TAURI_KEY, body=body)
         print(f"Tauri public key {key['key_id']} set: a .sig that does not verify is now refused")
     elif args.tauri_command == "show":
-        key = await _call(where, "GET", _TAURI_KEY)
+        key = await call(where, "GET", _TAURI_KEY)
         print(f"{key['key_id']}\t{key['public_key']}")
     else:
-        await _call(where, "DELETE", _TAURI_KEY)
+        await call(where, "DELETE", _TAURI_KEY)
         print("Tauri public key removed: uploads are no longer checked")
 
 
@@ -146,14 +161,14 @@ async def _run(args: argparse.Namespace, where: Target) -> None:
     if getattr(args, "tauri_command", None):
         await _run_tauri(args, where)
     elif args.keys_command == "create":
-        key = await _call(where, "POST", body={"name": args.name})
+        key = await call(where, "POST", body={"name": args.name})
         print(f"update key {key['id']} ({key['name']}) created; it is shown only now:")
         print(key["key"])
     elif args.keys_command == "list":
-        for key in await _call(where, "GET"):
+        for key in await call(where, "GET"):
             print(f"{key['id']}\t{key['name']}\t{key['creator'] or '-'}\t{key['created_at']}")
     else:
-        await _call(where, "DELETE", suffix=f"/{args.key_id}")
+        await call(where, "DELETE", suffix=f"/{args.key_id}")
         print(f"update key {args.key_id} revoked")
 
 
