@@ -5,7 +5,8 @@
 //   `github:HOST:PORT/OWNER/REPO`: it reads `/{owner}/{repo}/releases.atom`, then
 //   `/api/v3/repos/{owner}/{repo}/releases/latest`, then the release's `latest-linux.yml`;
 //   apis/test_api_clients.py).
-// Usage: node electron-updater.js FEED CURRENT_VERSION WORK_DIR [STAGING_ID] [CHANNEL]
+// Usage: node electron-updater.js FEED CURRENT_VERSION WORK_DIR [STAGING_ID] [CHANNEL] [DOWNGRADE]
+// (STAGING_ID and CHANNEL may be empty; DOWNGRADE `allow` or `deny` sets its allowDowngrade)
 // Prints one JSON line: {available, version, stagingPercentage, downloaded: [paths]}.
 "use strict";
 const fs = require("node:fs");
@@ -53,7 +54,7 @@ function providerConfig(feed) {
 }
 
 async function main() {
-  const [feed, current, dir, stagingId, channel] = process.argv.slice(2);
+  const [feed, current, dir, stagingId, channel, downgrade] = process.argv.slice(2);
   fs.mkdirSync(dir, { recursive: true });
   const config = `${providerConfig(feed)}updaterCacheDirName: forge-test-updater\n`;
   fs.writeFileSync(path.join(dir, "app-update.yml"), config);
@@ -81,6 +82,8 @@ async function main() {
   updater.disableDifferentialDownload = true;
   updater.logger = { info() {}, warn: (m) => console.error(m), error: (m) => console.error(m) };
   if (channel) updater.channel = channel;
+  // after the channel: setting a channel turns allowDowngrade on (electron-updater's own rule)
+  if (downgrade) updater.allowDowngrade = downgrade === "allow";
   const result = await updater.checkForUpdates();
   const available = Boolean(result && result.isUpdateAvailable);
   const out = {

@@ -62,6 +62,8 @@ FORMS: dict[tuple[str, str], dict[str, str]] = {
     ("POST", "/{owner}/{repo}/releases/edit/{tag}/assets/delete"): {"asset_id": "1"},
     ("POST", "/{owner}/{repo}/releases/edit/{tag}/rollout"): {"rollout": "100"},
     ("POST", "/{owner}/{repo}/releases/edit/{tag}/unpublish"): {},
+    ("POST", "/{owner}/{repo}/releases/edit/{tag}/withdraw"): {"reason": "planted"},
+    ("POST", "/{owner}/{repo}/releases/edit/{tag}/safety"): {"required": "on", "critical": "on"},
     ("POST", "/{owner}/{repo}/releases/edit/{tag}/rollout-plan"): {"plan_steps": "100 1"},
     ("POST", "/{owner}/{repo}/releases/edit/{tag}/rollout-plan/pause"): {},
     ("POST", "/{owner}/{repo}/releases/edit/{tag}/rollout-plan/resume"): {},

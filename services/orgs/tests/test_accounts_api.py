@@ -291,7 +291,10 @@ async def test_a_user_creates_an_organization_and_owns_it(acct: Api, db: Any) ->
     bad = await acct.post("/orgs", as_="member", json={"username": "x", "visibility": "secret"})
     assert bad.status == 422
     assert (await acct.post("/orgs", json={"username": "anon"})).status == 401
-    events = await db.fetch("SELECT type, payload FROM core.outbox ORDER BY occurred_at, type")
+    events = await db.fetch(
+        "SELECT type, payload FROM core.outbox WHERE type <> 'audit.recorded' "
+        "ORDER BY occurred_at, type"
+    )
     assert [e["type"] for e in events] == ["org.created", "org.member.added"]
 
 
@@ -316,7 +319,10 @@ async def test_repositories_of_users_and_organizations(acct: Api, db: Any) -> No
     assert member.json == {
         "message": "Given user is not allowed to create repository in organization."
     }
-    types = [r["type"] for r in await db.fetch("SELECT type FROM core.outbox")]
+    types = [
+        r["type"]
+        for r in await db.fetch("SELECT type FROM core.outbox WHERE type <> 'audit.recorded'")
+    ]
     assert types.count("repository.created") == 2
 
 
@@ -392,7 +398,12 @@ async def test_teams_members_and_repositories(acct: Api, db: Any) -> None:
     assert (await acct.get("/orgs/priv/teams", as_="stranger")).status == 404
     last = await acct.delete("/orgs/priv/members/olive", as_="owner")
     assert last.status == 422  # the last owner stays
-    types = [r["type"] for r in await db.fetch("SELECT type FROM core.outbox ORDER BY occurred_at")]
+    types = [
+        r["type"]
+        for r in await db.fetch(
+            "SELECT type FROM core.outbox WHERE type <> 'audit.recorded' ORDER BY occurred_at"
+        )
+    ]
     for expected in (
         "team.created",
         "org.member.added",

@@ -26,7 +26,7 @@ async def rollout(*args: str, url: str, who: str = "owner") -> tuple[int, str, s
     return await forge_release("rollout", *args, url=url, token=TOKENS[who])
 
 
-async def test_a_plan_from_the_command_line(url: str) -> None:
+async def test_a_plan_from_the_command_line(url: str, db: Any) -> None:
     status, out, err = await rollout(
         "plan", "owner/app", "v1.1.0", "--steps", "10:3600,50:3600,100:60", url=url
     )
@@ -46,6 +46,15 @@ async def test_a_plan_from_the_command_line(url: str) -> None:
     assert status == 0 and out.startswith("v1.1.0: running, step 2 of 3")
     status, out, _ = await rollout("finish", "owner/app", "v1.1.0", url=url)
     assert status == 0 and out.startswith("v1.1.0: done, step 2 of 3, offered to 100%")
+    sources = await db.fetch(
+        "SELECT kind, actor, source FROM core.audit_log WHERE kind LIKE 'rollout_plan.%' ORDER BY id"
+    )
+    assert [tuple(row) for row in sources] == [
+        ("rollout_plan.planned", "owner", "cli"),
+        ("rollout_plan.paused", "owner", "cli"),
+        ("rollout_plan.jumped", "owner", "cli"),
+        ("rollout_plan.finished", "owner", "cli"),
+    ]
 
 
 async def test_refusals_are_one_line(url: str) -> None:

@@ -29,6 +29,7 @@ ALL_SCOPES: frozenset[str] = frozenset({"all"})
 # a password, so a stolen token cannot mint itself successors.
 BY_TOKEN = "token"  # noqa: S105 - a method's name, not a secret
 BY_PASSWORD = "password"  # noqa: S105 - a method's name, not a secret
+BY_SESSION = "session"  # a browser's session cookie: the console and the pages
 
 
 @dataclass(frozen=True, slots=True)

@@ -89,6 +89,9 @@ class Settings:
     signed_url_seconds: float = 3600.0
     # Insights (docs/insights.md): days of daily counts kept (hourly ones are kept 2 days).
     insights_retention_days: int = 400
+    # AUDIT_RETENTION_DAYS: how long the audit log keeps an entry (docs/audit.md "Retention");
+    # older entries are deleted whole by the releases service, hourly
+    audit_retention_days: int = 730
     # INSIGHTS=off: count nothing at all (a deployment that wants no counting; the benchmark's
     # side-by-side "without")
     insights_enabled: bool = True
@@ -158,6 +161,7 @@ class Settings:
             insights_retention_days=_int(
                 env, "INSIGHTS_RETENTION_DAYS", cls.insights_retention_days
             ),
+            audit_retention_days=_int(env, "AUDIT_RETENTION_DAYS", cls.audit_retention_days),
             insights_enabled=_bool(env, "INSIGHTS", cls.insights_enabled),
             insights_proxy_log=Path(env["INSIGHTS_PROXY_LOG"])
             if env.get("INSIGHTS_PROXY_LOG")

@@ -24,6 +24,7 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 from aiohttp.web_urldispatcher import AbstractResource
 
+from .audit.origin import request_var as audit_request_var
 from .auth import VIEWER, authenticate
 from .body import receive_body, wants_body_received
 from .errors import ApiError, MethodNotAllowed, NotFound, PayloadTooLarge
@@ -105,6 +106,7 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
     started = time.perf_counter()
     request_id = open_request(request)
     token = request_id_var.set(request_id)
+    request_token = audit_request_var.set(request)
     try:
         if not is_form_post(request):  # a form acts for its session only, never for a token
             await authenticate(request)
@@ -140,6 +142,7 @@ async def forge_middleware(request: web.Request, handler: Handler) -> web.Stream
             response = render_error(request, ApiError("Internal server error"))
     finally:
         request_id_var.reset(token)
+        audit_request_var.reset(request_token)
     _close(request, response, started)
     return response
 

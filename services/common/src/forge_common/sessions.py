@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
-from .auth import VIEWER, Viewer
+from .auth import BY_SESSION, VIEWER, Viewer
 from .config import Settings
 from .keys import DB_POOL, SETTINGS
 
@@ -120,7 +120,7 @@ async def find_session(db: Queryable, settings: Settings, secret: str) -> Sessio
     )
     if row is None:
         return None
-    viewer = Viewer(row["user_id"], row["name"], row["is_admin"])
+    viewer = Viewer(row["user_id"], row["name"], row["is_admin"], method=BY_SESSION)
     return Session(row["id"], viewer, row["must_change_password"], secret)
 
 

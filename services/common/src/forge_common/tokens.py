@@ -9,15 +9,18 @@ last eight characters so its owner can tell tokens apart, as Gitea does.
 from __future__ import annotations
 
 import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import Any
 
+import asyncpg
+
+from . import audit
 from .auth import hash_token
+from .db import Conn, Queryable, transaction
 from .scopes import SCOPE_PUBLISH
-
-if TYPE_CHECKING:
-    from .db import Queryable
 
 # Gitea's scope names. `all` is everything the user may do; `write:X` includes `read:X`. And
 # forge's own `write:release` (scopes.SCOPE_PUBLISH): publishes releases, nothing else.
@@ -53,12 +56,43 @@ def _token(row: object) -> AccessToken:
     return AccessToken(**values)
 
 
+@asynccontextmanager
+async def _transaction(db: Queryable) -> AsyncIterator[Conn]:
+    """A transaction on `db`: a pool's connection, or a savepoint of the caller's connection."""
+    if isinstance(db, asyncpg.Pool):
+        async with transaction(db) as conn:
+            yield conn
+    else:
+        async with db.transaction():
+            yield db
+
+
+async def _audit(conn: Conn, kind: str, user_id: int, changes: dict[str, tuple[Any, Any]]) -> None:
+    """The token's audit entry: its id, name and scopes, never the token nor any part of it.
+    The actor is whoever made the request (an admin may make another user's token)."""
+    owner = await conn.fetchval("SELECT name FROM core.accounts WHERE id = $1", user_id)
+    await audit.record_here(
+        conn, kind=kind, target=f"user {owner}", changes=changes, actor_id=user_id
+    )
+
+
 async def create_token(
     db: Queryable, user_id: int, name: str, scopes: tuple[str, ...]
 ) -> tuple[AccessToken, str] | None:
     """The new token and its secret (shown once); None when the user has a token of that name."""
     secret = new_token_secret()
-    row = await db.fetchrow(
+    async with _transaction(db) as conn:
+        made = await _insert(conn, user_id, name, secret, scopes)
+        if made is not None:
+            changes = {"token_id": (None, made.id), "name": (None, name)}
+            await _audit(conn, "token.created", user_id, {**changes, "scopes": (None, scopes)})
+    return (made, secret) if made else None
+
+
+async def _insert(
+    conn: Conn, user_id: int, name: str, secret: str, scopes: tuple[str, ...]
+) -> AccessToken | None:
+    row = await conn.fetchrow(
         f"""INSERT INTO core.access_tokens (user_id, name, token_sha256, scopes, token_last_eight)
             VALUES ($1, $2, $3, $4, $5)
             ON CONFLICT DO NOTHING
@@ -69,7 +103,7 @@ async def create_token(
         list(scopes),
         secret[-8:],
     )
-    return (_token(row), secret) if row else None
+    return _token(row) if row else None
 
 
 async def tokens_of(db: Queryable, user_id: int) -> list[AccessToken]:
@@ -81,21 +115,19 @@ async def tokens_of(db: Queryable, user_id: int) -> list[AccessToken]:
 
 async def delete_token(db: Queryable, user_id: int, token_id_or_name: int | str) -> bool:
     """Delete one of the user's tokens by id or by name; False when there is no such token."""
-    if isinstance(token_id_or_name, int):
-        status = await db.execute(
-            "DELETE FROM core.access_tokens WHERE user_id = $1 AND id = $2",
-            user_id,
-            token_id_or_name,
-        )
-    elif "\x00" in token_id_or_name:
+    if isinstance(token_id_or_name, str) and "\x00" in token_id_or_name:
         return False  # no name holds a NUL (PostgreSQL text cannot)
-    else:
-        status = await db.execute(
-            "DELETE FROM core.access_tokens WHERE user_id = $1 AND lower(name) = lower($2)",
+    by = "id = $2" if isinstance(token_id_or_name, int) else "lower(name) = lower($2)"
+    async with _transaction(db) as conn:
+        rows = await conn.fetch(
+            f"DELETE FROM core.access_tokens WHERE user_id = $1 AND {by} RETURNING id, name",
             user_id,
             token_id_or_name,
         )
-    return status != "DELETE 0"
+        for row in rows:
+            changes = {"token_id": (row["id"], None), "name": (row["name"], None)}
+            await _audit(conn, "token.deleted", user_id, changes)
+    return bool(rows)
 
 
 class ScopeError(ValueError):

@@ -31,6 +31,9 @@ from .velopack_warnings import velopack_warnings
 
 CHUNK = 1024 * 1024
 PUBLISH_SCOPE = "write:release"  # docs/accounts.md "Scopes": every step of publishing, nothing else
+# the header that names the forge CLI (forge_common.audit.origin.CLIENT_HEADER; this package
+# imports no service code it does not need)
+CLIENT_HEADER = "X-Forge-Client"
 TIMEOUT = aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=600)
 
 
@@ -86,7 +89,11 @@ class Publisher:
         self.err = err
         self.full_name = f"{req.owner}/{req.repo}"
         self.api = f"{req.base_url}api/v2/repos/{_segment(req.owner)}/{_segment(req.repo)}/releases"
-        self.headers = {"Authorization": f"token {req.token}", "Accept": "application/json"}
+        self.headers = {
+            "Authorization": f"token {req.token}",
+            "Accept": "application/json",
+            CLIENT_HEADER: "cli",  # the audit log records these changes with the source `cli`
+        }
 
     # --- HTTP ------------------------------------------------------------------------------
 

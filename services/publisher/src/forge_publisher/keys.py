@@ -22,7 +22,7 @@ from urllib.parse import quote
 import aiohttp
 import orjson
 
-from .client import TIMEOUT, PublishError
+from .client import CLIENT_HEADER, TIMEOUT, PublishError
 from .connection import Target, target
 
 _MESSAGES = {
@@ -67,7 +67,7 @@ def add_keys_commands(actions: Any) -> None:
     tauri.set_defaults(handler=run)
 
 
-async def call(
+async def call_api(
     where: Target,
     method: str,
     resource: str = _UPDATE_KEYS,
@@ -81,7 +81,11 @@ async def call(
         f"{where.base_url}api/v2/repos/{quote(where.owner, safe='')}/"
         f"{quote(where.repo, safe='')}/{resource}{suffix}"
     )
-    headers = {"Authorization": f"token {where.token}", "Accept": "application/json"}
+    headers = {
+        "Authorization": f"token {where.token}",
+        "Accept": "application/json",
+        CLIENT_HEADER: "cli",  # the audit log records these changes with the source `cli`
+    }
     async with (
         aiohttp.ClientSession(timeout=TIMEOUT) as session,
         session.request(method, url, headers=headers, json=body) as resp,
@@ -147,13 +151,13 @@ def _key_text(value: str) -> str:
 async def _run_tauri(args: argparse.Namespace, where: Target) -> None:
     if args.tauri_command == "set":
         body = {"public_key": _key_text(args.public_key)}
-        key = await call(where, "PUT", _TAURI_KEY, body=body)
+        key = await call_api(where, "PUT", _TAURI_KEY, body=body)
         print(f"Tauri public key {key['key_id']} set: a .sig that does not verify is now refused")
     elif args.tauri_command == "show":
-        key = await call(where, "GET", _TAURI_KEY)
+        key = await call_api(where, "GET", _TAURI_KEY)
         print(f"{key['key_id']}\t{key['public_key']}")
     else:
-        await call(where, "DELETE", _TAURI_KEY)
+        await call_api(where, "DELETE", _TAURI_KEY)
         print("Tauri public key removed: uploads are no longer checked")
 
 
@@ -161,14 +165,14 @@ async def _run(args: argparse.Namespace, where: Target) -> None:
     if getattr(args, "tauri_command", None):
         await _run_tauri(args, where)
     elif args.keys_command == "create":
-        key = await call(where, "POST", body={"name": args.name})
+        key = await call_api(where, "POST", body={"name": args.name})
         print(f"update key {key['id']} ({key['name']}) created; it is shown only now:")
         print(key["key"])
     elif args.keys_command == "list":
-        for key in await call(where, "GET"):
+        for key in await call_api(where, "GET"):
             print(f"{key['id']}\t{key['name']}\t{key['creator'] or '-'}\t{key['created_at']}")
     else:
-        await call(where, "DELETE", suffix=f"/{args.key_id}")
+        await call_api(where, "DELETE", suffix=f"/{args.key_id}")
         print(f"update key {args.key_id} revoked")
 
 

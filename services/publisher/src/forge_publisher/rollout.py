@@ -17,7 +17,7 @@ import aiohttp
 
 from .client import PublishError
 from .connection import Target, target
-from .keys import call
+from .keys import call_api
 
 DENIED = "only those who may publish releases of the repository can change its plan (403)"
 
@@ -83,19 +83,19 @@ def _body(args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def _run(args: argparse.Namespace, where: Target) -> None:
-    release = await call(where, "GET", "releases", f"/{quote(args.tag, safe='')}")
+    release = await call_api(where, "GET", "releases", f"/{quote(args.tag, safe='')}")
     path = f"/{release['id']}/rollout_plan"
     command = args.rollout_command
     if command == "show":
-        plan = await call(where, "GET", "releases", path)
+        plan = await call_api(where, "GET", "releases", path)
     elif command == "plan":
-        plan = await call(where, "PUT", "releases", path, body=_body(args), denied=DENIED)
+        plan = await call_api(where, "PUT", "releases", path, body=_body(args), denied=DENIED)
     elif command == "jump":
-        plan = await call(
+        plan = await call_api(
             where, "POST", "releases", f"{path}/jump", {"step": args.step - 1}, DENIED
         )
     else:
-        plan = await call(where, "POST", "releases", f"{path}/{command}", denied=DENIED)
+        plan = await call_api(where, "POST", "releases", f"{path}/{command}", denied=DENIED)
     print(describe(plan, args.tag))
 
 

@@ -9,6 +9,7 @@ from aiohttp import web
 from forge_common.fast_path import Answerer, add_fast_path
 
 from .access_keys import handlers as update_keys
+from .audit_log import handlers as audit_log
 from .compat import atom as compat_atom
 from .compat import handlers as compat
 from .compat import openapi as compat_openapi
@@ -28,6 +29,7 @@ from .publish import handlers as publish
 from .read import handlers as read
 from .read.update_check import kept_response, update_check, update_check_key
 from .rollouts import handlers as rollouts
+from .safety.check import safe_update_check
 from .signing_keys.handlers import routes_of
 from .signing_keys.kinds import KINDS
 
@@ -45,6 +47,8 @@ PAGE_PATHS = (
     f"{PAGE}/insights",
 )
 KEYS = "/api/v2/repos/{owner}/{repo}/update_keys"
+# forge's own update check with the rules of release safety (safety/check.py)
+SAFE_UPDATE = "/api/v2/repos/{owner}/{repo}/update"
 INSIGHTS = "/api/v2/repos/{owner}/{repo}/insights"
 PLAN = f"{API}/{{release_id}}/rollout_plan"
 
@@ -75,6 +79,7 @@ def _add_reads(app: web.Application, kept: Answerer) -> None:
             # literal suffixes before {tag}: `update` and `latest` are not tags here
             web.get(f"{API}/latest", read.latest_release),
             web.get(f"{API}/{{tag}}", read.get_release),
+            web.get(SAFE_UPDATE, safe_update_check),
             web.get("/{owner}/{repo}/releases/download/{tag}/{name}", downloads.download),
             web.get("/{owner}/{repo}/releases/latest/download/{name}", downloads.latest_download),
             # tarball_url / zipball_url (downloads/archives.py)
@@ -110,6 +115,9 @@ def _add_writes(app: web.Application) -> None:
             *(route for kind in KINDS for route in routes_of(kind)),
             # insights for admins and publishers (insights/handlers.py)
             web.get(INSIGHTS, insights.insights),
+            # the audit log (audit_log/handlers.py): repository admins, site admins
+            web.get("/api/v2/repos/{owner}/{repo}/audit", audit_log.repo_audit),
+            web.get("/api/v2/admin/audit", audit_log.admin_audit),
             # rollout plans (rollouts/handlers.py)
             web.put(PLAN, rollouts.put_plan),
             web.get(PLAN, rollouts.get_plan),

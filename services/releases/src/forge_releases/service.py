@@ -15,6 +15,7 @@ from forge_common.service import Service, bind_options
 from . import world
 from .access_keys.grant import LAST_USE_WRITTEN
 from .access_keys.signed_urls import URL_SIGNER, UrlSigner
+from .audit_log.lifecycle import audit_retention_context
 from .counter import DownloadCounter
 from .insights.beside_nginx import add_insights_commands
 from .insights.counter import InsightsCounter, Uncounted
@@ -47,6 +48,7 @@ def setup(app: web.Application, settings: Settings, options: Options) -> None:
     app.cleanup_ctx.append(listener_context)
     app.cleanup_ctx.append(counter_context)
     app.cleanup_ctx.append(insights_context)
+    app.cleanup_ctx.append(audit_retention_context)
     app.cleanup_ctx.append(storage_context)
     app.cleanup_ctx.append(evaluator_context)
     app[PAGE_CACHE] = PageCache()

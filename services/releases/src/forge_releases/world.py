@@ -43,9 +43,9 @@ def _validate_release(release: Mapping[str, Any], path: str, errors: list[str]) 
     if tag and (problem := tag_problem(tag)):
         errors.append(f"{path}.tag: {problem}")
     checks.display_name(release, "title", path, errors, max_length=255)
-    for key in ("note", "target"):
+    for key in ("note", "target", "withdrawn_reason"):
         checks.text(release, key, path, errors)
-    for key in ("draft", "prerelease", "tag_only"):
+    for key in ("draft", "prerelease", "tag_only", "withdrawn", "required", "critical"):
         checks.flag(release, key, path, errors)
     rollout = release.get("rollout")
     if rollout is not None and (type(rollout) is not int or not 1 <= rollout <= 100):
@@ -142,8 +142,9 @@ async def _insert_release(
     release_id: int = await conn.fetchval(
         """INSERT INTO releases.releases
                (repo_id, tag, target, title, note, draft, prerelease, tag_only,
-                created_at, updated_at, rollout)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10) RETURNING id""",
+                created_at, updated_at, rollout, withdrawn, withdrawn_reason, required, critical)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12, $13, $14)
+           RETURNING id""",
         repo_id,
         release["tag"],
         release.get("target", ""),
@@ -154,6 +155,10 @@ async def _insert_release(
         release.get("tag_only", False),
         created,
         release.get("rollout"),
+        release.get("withdrawn", False),
+        release.get("withdrawn_reason", ""),
+        release.get("required", False),
+        release.get("critical", False),
     )
     return release_id
 

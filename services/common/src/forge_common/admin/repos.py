@@ -119,6 +119,7 @@ async def update_repo(
         actor_id=actor_id,
         repo_id=repo.id,
         org_id=owner.id if owner.is_org else None,
+        audit_changes={name: (getattr(repo, name), value) for name, value in changed.items()},
     )
     return updated
 
@@ -156,6 +157,7 @@ async def set_collaborator(
         actor_id=actor_id,
         repo_id=repo.id,
         org_id=owner.id if owner.is_org else None,
+        audit_changes={"permission": (before, permission)},
     )
 
 

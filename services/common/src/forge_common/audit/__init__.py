@@ -16,9 +16,24 @@ from typing import Any
 from ..db import Conn
 from ..outbox import Event, emit
 from . import queries
+from .origin import SYSTEM, Origin, current_origin, origin_of, request_var
 from .queries import Entry, Filters
 
-__all__ = ["SECRET_FIELDS", "SOURCES", "Entry", "Filters", "changes_between", "record"]
+__all__ = [
+    "SECRET_FIELDS",
+    "SOURCES",
+    "SYSTEM",
+    "Entry",
+    "Filters",
+    "Origin",
+    "changes_between",
+    "current_origin",
+    "origin_of",
+    "record",
+    "record_as",
+    "record_here",
+    "request_var",
+]
 
 # Where a change came from: the web console, the HTTP API, the `forge` CLI (and the world file
 # it loads), or the system itself (a rollout plan deciding, retention).
@@ -105,3 +120,49 @@ async def record(
         "repo_id": repo_id,
     }
     await emit(conn, Event(EVENT_TYPE, EVENT_SOURCE, payload, repo_id=repo_id))
+
+
+async def record_as(
+    conn: Conn,
+    origin: Origin,
+    *,
+    kind: str,
+    target: str,
+    changes: Mapping[str, tuple[Any, Any]],
+    repo_id: int | None = None,
+) -> None:
+    """`record()` with the actor, source and request id of `origin`."""
+    await record(
+        conn,
+        actor=origin.actor,
+        kind=kind,
+        target=target,
+        changes=changes,
+        source=origin.source,
+        request_id=origin.request_id,
+        repo_id=repo_id,
+    )
+
+
+async def record_here(
+    conn: Conn,
+    *,
+    kind: str,
+    target: str,
+    changes: Mapping[str, tuple[Any, Any]],
+    actor_id: int | None,
+    repo_id: int | None = None,
+) -> None:
+    """`record()` for code that knows the actor's id but not the request: the origin of the
+    request being handled (audit.request_var), else (the `forge` CLI) the actor's login looked up
+    and the source `cli`."""
+    origin = current_origin()
+    if origin is None or (origin.actor is None and actor_id is not None):
+        login = None
+        if actor_id is not None:
+            login = await conn.fetchval("SELECT name FROM core.accounts WHERE id = $1", actor_id)
+        if origin is None:
+            origin = Origin(login, "cli")
+        else:
+            origin = Origin(login, origin.source, origin.request_id)
+    await record_as(conn, origin, kind=kind, target=target, changes=changes, repo_id=repo_id)

@@ -10,12 +10,10 @@ The repository is resolved as for publishing (404 / 401 first), then admin acces
 
 from __future__ import annotations
 
-import secrets
-
-import asyncpg
 from aiohttp import web
 from forge_common.access import Access
-from forge_common.auth import Viewer, hash_token, viewer_of
+from forge_common.audit import origin_of
+from forge_common.auth import Viewer, viewer_of
 from forge_common.body import read_json_object, required_str
 from forge_common.errors import AuthTokenMissing
 from forge_common.ids import positive_int64
@@ -26,9 +24,8 @@ from forge_common.render import json_response
 from ..errors import InvalidField, NoPublishAccess, UpdateKeyNotFound
 from ..models import RepoRef
 from ..read.resolve import resolve
-from . import queries
+from . import changes, queries
 
-PREFIX = "forge_uk_"  # recognisable in a leaked config file or by secret scanners
 _NO_STORE = {"Cache-Control": "no-store"}
 _MAX_NAME = 100
 
@@ -52,19 +49,10 @@ def key_name(value: str) -> str:
     return name
 
 
-async def new_key(
-    pool: asyncpg.Pool, ref: RepoRef, name: str, viewer: Viewer
-) -> tuple[asyncpg.Record, str]:
-    """A new key of the repository (also the console's): its row and its secret, which exists
-    only in this answer (the database keeps its digest)."""
-    key = PREFIX + secrets.token_urlsafe(32)
-    return await queries.create_key(pool, ref.repo_id, name, hash_token(key), viewer.id), key
-
-
 async def create_key(request: web.Request) -> web.Response:
     ref, viewer = await admin_of(request)
     name = key_name(required_str(await read_json_object(request), "name"))
-    row, key = await new_key(request.app[DB_POOL], ref, name, viewer)
+    row, key = await changes.create(request.app[DB_POOL], ref, name, viewer, origin_of(request))
     body = {**queries.rendered(row), "creator": viewer.login, "key": key}
     return json_response(body, status=201, headers=_NO_STORE)
 
@@ -79,6 +67,7 @@ async def list_keys(request: web.Request) -> web.Response:
 async def revoke_key(request: web.Request) -> web.Response:
     ref, _ = await admin_of(request)
     key_id = positive_int64(request.match_info["key_id"])
-    if key_id is None or not await queries.delete_key(request.app[DB_POOL], ref.repo_id, key_id):
+    pool, origin = request.app[DB_POOL], origin_of(request)
+    if key_id is None or not await changes.revoke(pool, ref, key_id, origin):
         raise UpdateKeyNotFound()
     return web.Response(status=204, headers=_NO_STORE)

@@ -6,12 +6,13 @@ from datetime import datetime
 from typing import Any
 
 import asyncpg
+from forge_common.db import Queryable
 
 
 async def create_key(
-    pool: asyncpg.Pool, repo_id: int, name: str, digest: bytes, creator_id: int
+    conn: Queryable, repo_id: int, name: str, digest: bytes, creator_id: int
 ) -> asyncpg.Record:
-    row: asyncpg.Record | None = await pool.fetchrow(
+    row: asyncpg.Record | None = await conn.fetchrow(
         """INSERT INTO releases.update_keys (repo_id, name, key_sha256, creator_id)
            VALUES ($1, $2, $3, $4) RETURNING id, name, created_at""",
         repo_id,
@@ -33,11 +34,14 @@ async def list_keys(pool: asyncpg.Pool, repo_id: int) -> list[dict[str, Any]]:
     return [dict(row) for row in rows]
 
 
-async def delete_key(pool: asyncpg.Pool, repo_id: int, key_id: int) -> bool:
-    status: str = await pool.execute(
-        "DELETE FROM releases.update_keys WHERE id = $1 AND repo_id = $2", key_id, repo_id
+async def delete_key(conn: Queryable, repo_id: int, key_id: int) -> str | None:
+    """The deleted key's name; None when the repository has no such key."""
+    name: str | None = await conn.fetchval(
+        "DELETE FROM releases.update_keys WHERE id = $1 AND repo_id = $2 RETURNING name",
+        key_id,
+        repo_id,
     )
-    return status == "DELETE 1"
+    return name
 
 
 async def key_by_digest(pool: asyncpg.Pool, repo_id: int, digest: bytes) -> int | None:

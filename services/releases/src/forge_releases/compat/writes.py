@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 from forge_common.asset_names import github_name
+from forge_common.audit import origin_of
 from forge_common.body import streams_body
 from forge_common.keys import SETTINGS
 from forge_common.render import json_response
@@ -101,5 +102,7 @@ async def github_delete_asset(request: web.Request) -> web.Response:
     """GitHub names the asset alone: its release is looked up first (404 as on the read side)."""
     ref, viewer = await publish.publisher(request)
     release, asset_id = await asset_release(request, await resolve(request))
-    await writes.delete_asset(request.app, ref, viewer.id, release.id, asset_id)
+    await writes.delete_asset(
+        request.app, ref, viewer.id, release.id, asset_id, origin=origin_of(request)
+    )
     return web.Response(status=204)

@@ -11,6 +11,7 @@ page again, with the error next to the file field when there is one.
 from __future__ import annotations
 
 from aiohttp import web
+from forge_common.audit import origin_of
 from forge_common.body import streams_body
 from forge_common.csrf import CsrfRefused, check_token, checked_form, same_origin, text_field
 from forge_common.errors import ApiError, AuthTokenMissing, NotFound, PermissionDenied
@@ -66,5 +67,12 @@ async def delete(request: web.Request) -> web.StreamResponse:
     asset_id = positive_int64(text_field(form, "asset_id"))
     if asset_id is None:
         raise AssetNotFound()
-    await writes.delete_asset(request.app, resolved.ref, viewer.id, release.id, asset_id)
+    await writes.delete_asset(
+        request.app,
+        resolved.ref,
+        viewer.id,
+        release.id,
+        asset_id,
+        origin=origin_of(request, "console"),
+    )
     return see_other(f"{edit_path(resolved, release.tag)}?done=deleted")

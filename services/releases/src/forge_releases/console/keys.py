@@ -12,16 +12,19 @@ from typing import Any
 
 from aiohttp import web
 from forge_common.access import Access
+from forge_common.audit import origin_of
 from forge_common.csrf import checked_form, text_field
 from forge_common.errors import ApiError
 from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.pages import page, see_other
 
+from ..access_keys import changes as key_changes
 from ..access_keys import queries as key_queries
-from ..access_keys.handlers import key_name, new_key
+from ..access_keys.handlers import key_name
 from ..errors import InvalidField, UpdateKeyNotFound
 from ..models import Resolved
+from ..signing_keys import changes as signing_changes
 from ..signing_keys import queries as signing_keys
 from ..signing_keys.kinds import TAURI
 from .access import console_repo
@@ -108,7 +111,8 @@ async def create_update_key(request: web.Request) -> web.StreamResponse:
         return await _keys_page(
             request, resolved, errors={"name": error.message}, status=error.status
         )
-    row, key = await new_key(request.app[DB_POOL], resolved.ref, name, viewer)
+    origin = origin_of(request, "console")
+    row, key = await key_changes.create(request.app[DB_POOL], resolved.ref, name, viewer, origin)
     ref = resolved.ref
     created = {
         "name": row["name"],
@@ -124,7 +128,8 @@ async def revoke_update_key(request: web.Request) -> web.StreamResponse:
     form = await checked_form(request)
     key_id = positive_int64(text_field(form, "id"))
     pool = request.app[DB_POOL]
-    if key_id is None or not await key_queries.delete_key(pool, resolved.ref.repo_id, key_id):
+    origin = origin_of(request, "console")
+    if key_id is None or not await key_changes.revoke(pool, resolved.ref, key_id, origin):
         raise UpdateKeyNotFound()
     ref = resolved.ref
     return see_other(f"/{ref.owner}/{ref.name}/settings/update-keys?done=revoked")
@@ -169,7 +174,7 @@ async def set_tauri_key(request: web.Request) -> web.StreamResponse:
     pool = request.app[DB_POOL]
     ref = resolved.ref
     if text_field(form, "action") == "remove":
-        if not await signing_keys.delete_key(pool, ref.repo_id, TAURI.name):
+        if not await signing_changes.remove(pool, ref, TAURI, origin_of(request, "console")):
             raise TAURI.not_found()
         return see_other(f"/{ref.owner}/{ref.name}/settings/tauri-key")
     text = text_field(form, "public_key").strip()
@@ -181,5 +186,6 @@ async def set_tauri_key(request: web.Request) -> web.StreamResponse:
     except ApiError as error:
         errors = {"public_key": error.message}
         return await _tauri_page(request, resolved, errors=errors, value=text, status=error.status)
-    await signing_keys.set_key(pool, ref.repo_id, TAURI.name, key.stored, viewer.id)
+    origin = origin_of(request, "console")
+    await signing_changes.set_key(pool, ref, TAURI, key, viewer, origin)
     return see_other(f"/{ref.owner}/{ref.name}/settings/tauri-key")

@@ -12,12 +12,13 @@ from typing import Any
 from urllib.parse import quote
 
 from aiohttp import web
+from forge_common.audit import origin_of
 from forge_common.auth import Viewer
 from forge_common.csrf import Form, checked_form, text_field
 from forge_common.errors import ApiError
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.pages import page, see_other
-from forge_common.versions import tag_warning
+from forge_common.versions import parse_version, tag_warning
 
 from ..keys import DOWNLOAD_COUNTER
 from ..models import Release, Resolved
@@ -25,7 +26,9 @@ from ..publish import writes
 from ..publish.input import new_release
 from ..read import render
 from ..read.handlers import find_release
+from ..read.update_check import repo_releases
 from ..rollouts.view import plan_context
+from ..safety.decide import minimum_version
 from ..urls import repo_url
 from .access import console_repo
 from .forms import checkbox, console_page, field_errors
@@ -101,6 +104,7 @@ def form_page(
     preview: bool = False,
     status: int = 200,
     notice: str = "",
+    minimum: str | None = None,
     plan: dict[str, Any] | None = None,
     plan_form: dict[str, Any] | None = None,
     plan_errors: dict[str, str] | None = None,
@@ -122,6 +126,7 @@ def form_page(
         "errors": errors or {},
         "preview": preview,
         "notice": notice,
+        "minimum": minimum,  # the channel's minimum version (safety/decide.py)
         # as `forge release publish` warns: the release is saved, but no updater will offer it
         "tag_warning": tag_warning(values["tag_name"]),
         "upload_limit": request.app[SETTINGS].max_upload_bytes,
@@ -157,7 +162,9 @@ async def create(request: web.Request) -> web.StreamResponse:
     data = {**_api_body(values), "draft": action != "publish"}
     try:
         fields = new_release(data)
-        release = await writes.create_release(request.app, resolved.ref, viewer.id, fields)
+        release = await writes.create_release(
+            request.app, resolved.ref, viewer.id, fields, origin=origin_of(request, "console")
+        )
     except ApiError as error:
         errors = field_errors(error, "tag_name")
         return form_page(request, resolved, values, errors=errors, status=error.status)
@@ -175,6 +182,13 @@ async def release_of(request: web.Request) -> tuple[Resolved, Viewer, Release]:
 def _done_notice(done: str, files: str) -> str:
     """What the edit page says after an upload (`files`: how many the console's script sent
     at once) or a removal."""
+    safety = {
+        "withdrawn": "Release withdrawn.",
+        "restored": "Release offered again.",
+        "safety": "Safety saved.",
+    }
+    if done in safety:
+        return safety[done]
     if done == "uploaded":
         count = int(files) if files.isdigit() and 0 < len(files) < 6 else 1
         return "File uploaded." if count == 1 else f"{count} files uploaded."
@@ -185,9 +199,18 @@ def _done_notice(done: str, files: str) -> str:
 async def edit_form(request: web.Request) -> web.StreamResponse:
     resolved, _, release = await release_of(request)
     notice = _done_notice(request.query.get("done", ""), request.query.get("files", ""))
+    candidates = await repo_releases(request.app, resolved.ref.repo_id)
+    pool = candidates.everything if release.prerelease else candidates.stable
+    minimum = minimum_version((v, r) for r in pool if (v := parse_version(r.tag)) is not None)
     plan = await plan_context(request.app[DB_POOL], resolved.ref.repo_id, release.id)
     return form_page(
-        request, resolved, values_of(release), release=release, notice=notice, plan=plan
+        request,
+        resolved,
+        values_of(release),
+        release=release,
+        notice=notice,
+        minimum=None if minimum is None else str(minimum),
+        plan=plan,
     )
 
 
@@ -205,7 +228,14 @@ async def update(request: web.Request) -> web.StreamResponse:
     if action in ("draft", "publish"):
         data["draft"] = action == "draft"
     try:
-        after = await writes.update_release(request.app, resolved.ref, viewer.id, release.id, data)
+        after = await writes.update_release(
+            request.app,
+            resolved.ref,
+            viewer.id,
+            release.id,
+            data,
+            origin=origin_of(request, "console"),
+        )
     except ApiError as error:
         errors = field_errors(error, "tag_name")
         return form_page(

@@ -9,6 +9,7 @@ naming the updaters that stop seeing the release; `POST` turns it back into a dr
 from __future__ import annotations
 
 from aiohttp import web
+from forge_common.audit import origin_of
 from forge_common.csrf import checked_form, text_field
 from forge_common.errors import ApiError
 from forge_common.pages import page, see_other
@@ -43,7 +44,12 @@ async def set_rollout(request: web.Request) -> web.StreamResponse:
     try:
         rollout = _percentage(text_field(form, "rollout"), rollout_of(release))
         await writes.update_release(
-            request.app, resolved.ref, viewer.id, release.id, {"rollout": rollout}
+            request.app,
+            resolved.ref,
+            viewer.id,
+            release.id,
+            {"rollout": rollout},
+            origin=origin_of(request, "console"),
         )
     except ApiError as error:
         errors = {"rollout": error.message}
@@ -80,5 +86,12 @@ async def confirm_unpublish(request: web.Request) -> web.StreamResponse:
 async def unpublish(request: web.Request) -> web.StreamResponse:
     resolved, viewer, release = await release_of(request)
     await checked_form(request)
-    await writes.update_release(request.app, resolved.ref, viewer.id, release.id, {"draft": True})
+    await writes.update_release(
+        request.app,
+        resolved.ref,
+        viewer.id,
+        release.id,
+        {"draft": True},
+        origin=origin_of(request, "console"),
+    )
     return see_other(edit_path(resolved, release.tag))

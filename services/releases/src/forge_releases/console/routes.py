@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from . import assets, keys, releases, rollout, rollout_plan, script, settings
+from . import assets, keys, releases, rollout, rollout_plan, safety, script, settings
 
 
 def console_routes(page: str) -> list[web.RouteDef]:
@@ -22,6 +22,9 @@ def console_routes(page: str) -> list[web.RouteDef]:
         web.post(f"{edit}/rollout", rollout.set_rollout),
         web.get(f"{edit}/unpublish", rollout.confirm_unpublish),
         web.post(f"{edit}/unpublish", rollout.unpublish),
+        web.get(f"{edit}/withdraw", safety.confirm_withdraw),
+        web.post(f"{edit}/withdraw", safety.withdraw),
+        web.post(f"{edit}/safety", safety.set_safety),
         web.post(f"{edit}/rollout-plan", rollout_plan.set_plan),
         web.post(f"{edit}/rollout-plan/pause", rollout_plan.pause),
         web.post(f"{edit}/rollout-plan/resume", rollout_plan.resume),

@@ -16,6 +16,7 @@ from ..errors import InvalidVersion
 from ..openapi.parts import ACCESS_ERRORS, FEED_ARCH, NOT_MODIFIED, TIME, operation
 from ..read.cache import NO_UPDATE, Answer, RepoReleases
 from ..read.update import STABLE
+from ..safety.decide import view_for
 from . import squirrel
 from .channels import fully_rolled_out, newest_first
 from .feed import Counted, Feed, Link, Updater
@@ -28,9 +29,13 @@ def mac_answer(releases: RepoReleases, raw_version: str, arch: str, link: Link) 
     if current is None:
         raise InvalidVersion(raw_version)
     candidates = fully_rolled_out(newest_first(releases, STABLE))
-    found = squirrel.mac_update(candidates, current, arch, link)
+    # Squirrel.Mac installs whatever it is given: it rolls back (docs/release-safety.md)
+    view = view_for(candidates, current, releases.withdrawn, can_go_down=True)
+    found = squirrel.mac_update(view.candidates, view.current, arch, link)
     if found is None:
         return NO_UPDATE
+    if view.mandatory:
+        found["mandatory"] = True
     body = dumps(found)
     return Answer(200, body, etag_of(body))
 
@@ -58,6 +63,11 @@ _SQUIRREL_MAC = {
         "notes": {"type": "string"},
         "pub_date": TIME,
         "url": {"type": "string", "format": "uri"},
+        "mandatory": {
+            "type": "boolean",
+            "description": "true when a critical release is above the running version (forge's "
+            "own field: Squirrel.Mac ignores it; the app may read it from its own request)",
+        },
     },
 }
 

@@ -16,6 +16,7 @@ from ..errors import InvalidVersion, NoReleasesFound
 from ..models import Asset
 from ..openapi.parts import ACCESS_ERRORS, FEED_CHANNEL, NOT_MODIFIED, TIME, operation
 from ..read.cache import NO_UPDATE, Answer, RepoReleases
+from ..safety.decide import view_for
 from . import tauri
 from .channels import fully_rolled_out, newest_first
 from .feed import RELEASES_API, Counted, Feed, Link, Updater
@@ -46,9 +47,15 @@ async def tauri_dynamic(request: web.Request) -> web.Response:
         if current is None:
             raise InvalidVersion(raw_version)
         candidates = fully_rolled_out(newest_first(releases, channel))
-        found = await tauri.dynamic(candidates, current, target, arch, link, _sign(request))
+        # offered lower only on a withdrawn version: the app's version_comparator decides
+        view = view_for(candidates, current, releases.withdrawn, can_go_down=True)
+        found = await tauri.dynamic(
+            view.candidates, view.current, target, arch, link, _sign(request)
+        )
         if found is None:
             return NO_UPDATE
+        if view.mandatory:
+            found["mandatory"] = True
         body = dumps(found)
         return Answer(200, body, etag_of(body))
 
@@ -79,6 +86,11 @@ _TAURI = {
         "signature": {"type": "string"},
         "notes": {"type": "string"},
         "pub_date": TIME,
+        "mandatory": {
+            "type": "boolean",
+            "description": "true when a critical release is above the running version (forge's "
+            "own field, in the plugin's `raw_json`)",
+        },
     },
     "not": {"required": ["name"]},
 }

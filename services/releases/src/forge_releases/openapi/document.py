@@ -9,9 +9,11 @@ from typing import Any
 from forge_common import openapi
 
 from .feed_paths import feed_paths
+from .safety_paths import audit_paths, safe_check
 
 
 def build() -> dict[str, Any]:
     document = openapi.load(__package__ or "", "release_api.yaml")
-    document["paths"] = {**document["paths"], **feed_paths()}
+    paths = document["paths"]
+    document["paths"] = {**paths, **safe_check(paths), **audit_paths(), **feed_paths()}
     return document

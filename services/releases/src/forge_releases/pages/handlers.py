@@ -198,7 +198,8 @@ def _editable(
 async def release_page(request: web.Request) -> web.StreamResponse:
     resolved = await resolve(request)
     latest_id = await _latest_id(request, resolved)
-    release = await find_release(request, resolved, request.match_info["tag"], by_id=False)
+    tag = request.match_info["tag"]
+    release = await find_release(request, resolved, tag, by_id=False, withdrawn_shown=True)
     rendered = _release(request, resolved, release)
     # the digest recorded at upload, so a visitor can check the file they downloaded
     for shown, stored in zip(rendered["assets"], release.assets, strict=True):
@@ -217,7 +218,7 @@ async def release_page(request: web.Request) -> web.StreamResponse:
         request,
         "releases/release.html",
         context,
-        public=resolved.public and not release.draft,
+        public=resolved.public and release.published,
     )
 
 

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from aiohttp import HttpVersion11, web
 from aiohttp.http_exceptions import BadHttpMessage
 from forge_common.access import Access
+from forge_common.audit import origin_of
 from forge_common.auth import Viewer, viewer_of
 from forge_common.body import read_json_object, streams_body
 from forge_common.errors import AuthTokenMissing
@@ -92,7 +93,8 @@ async def created_release(request: web.Request) -> tuple[RepoRef, Release]:
     """The release a POST body creates (also the compat APIs', whose bodies are the same)."""
     ref, viewer = await publisher(request)
     fields = new_release(await read_json_object(request))
-    return ref, await writes.create_release(request.app, ref, viewer.id, fields)
+    origin = origin_of(request)
+    return ref, await writes.create_release(request.app, ref, viewer.id, fields, origin=origin)
 
 
 async def updated_release(request: web.Request) -> tuple[RepoRef, Release]:
@@ -100,7 +102,10 @@ async def updated_release(request: web.Request) -> tuple[RepoRef, Release]:
     ref, viewer = await publisher(request)
     release_id = release_id_of(request)
     data = await read_json_object(request)
-    return ref, await writes.update_release(request.app, ref, viewer.id, release_id, data)
+    origin = origin_of(request)
+    return ref, await writes.update_release(
+        request.app, ref, viewer.id, release_id, data, origin=origin
+    )
 
 
 async def create_release(request: web.Request) -> web.Response:
@@ -115,7 +120,9 @@ async def update_release(request: web.Request) -> web.Response:
 
 async def delete_release(request: web.Request) -> web.Response:
     ref, viewer = await publisher(request, Access.ADMIN)
-    await writes.delete_release(request.app, ref, viewer.id, release_id_of(request))
+    await writes.delete_release(
+        request.app, ref, viewer.id, release_id_of(request), origin=origin_of(request)
+    )
     return web.Response(status=204)
 
 
@@ -182,6 +189,7 @@ async def uploaded_asset(
             name,
             content_type_of(upload.declared_type, name),
             writer,
+            origin=origin_of(request),
         )
     except BadHttpMessage:
         raise MalformedBody() from None
@@ -217,5 +225,7 @@ async def upload_asset(request: web.Request) -> web.Response:
 async def delete_asset(request: web.Request) -> web.Response:
     ref, viewer = await publisher(request)
     release_id, asset_id = release_id_of(request), _asset_id(request)
-    await writes.delete_asset(request.app, ref, viewer.id, release_id, asset_id)
+    await writes.delete_asset(
+        request.app, ref, viewer.id, release_id, asset_id, origin=origin_of(request)
+    )
     return web.Response(status=204)

@@ -126,3 +126,37 @@ def edit_release(data: Mapping[str, Any], current: Release) -> Edit:
 def asset_name(value: str | None) -> str:
     """The `name` of an upload (query parameter, else the multipart file name)."""
     return _checked_name(value, "name", asset_name_problem, "is required (?name=FILE)")
+
+
+@dataclass(frozen=True, slots=True)
+class SafetyEdit:
+    """The release-safety fields of a PATCH body (docs/release-safety.md); None: not given."""
+
+    withdrawn: bool | None = None
+    withdrawn_reason: str | None = None
+    required: bool | None = None
+    critical: bool | None = None
+
+    @property
+    def given(self) -> bool:
+        return any(v is not None for v in (self.withdrawn, self.withdrawn_reason, *self._flags))
+
+    @property
+    def _flags(self) -> tuple[bool | None, bool | None]:
+        return self.required, self.critical
+
+
+MAX_WITHDRAWN_REASON = 1000
+
+
+def safety_edit(data: Mapping[str, Any]) -> SafetyEdit:
+    """`withdrawn`, `withdrawn_reason`, `required`, `critical`: wrong types are 422."""
+    reason = optional_str(data, "withdrawn_reason")
+    if reason is not None:
+        reason = _storable(reason.strip(), "withdrawn_reason", MAX_WITHDRAWN_REASON)
+    return SafetyEdit(
+        withdrawn=optional_bool(data, "withdrawn"),
+        withdrawn_reason=reason,
+        required=optional_bool(data, "required"),
+        critical=optional_bool(data, "critical"),
+    )

@@ -16,6 +16,7 @@ from typing import Any
 
 import asyncpg
 from aiohttp import web
+from forge_common.audit import Origin
 from forge_common.db import Conn, transaction
 from forge_common.errors import RepoNotFound
 from forge_common.keys import DB_POOL
@@ -24,10 +25,11 @@ from ..errors import AssetNameTaken, AssetNotFound, ReleaseNotFound, RepoArchive
 from ..keys import RELEASE_CACHE, STORAGE
 from ..models import Asset, Release, RepoRef
 from ..read.queries import release_by_id
+from ..safety import flags, withdraw
 from ..signing_keys import check as tauri_check
 from ..storage import Blob, BlobWriter
-from . import events, queries
-from .input import edit_release
+from . import audit_trail, events, queries
+from .input import SafetyEdit, edit_release, safety_edit
 from .queries import NewAsset, ReleaseFields, RepoFacts
 
 log = logging.getLogger(__name__)
@@ -64,7 +66,7 @@ def _changed(app: web.Application, ref: RepoRef) -> None:
 
 
 async def create_release(
-    app: web.Application, ref: RepoRef, actor_id: int, fields: ReleaseFields
+    app: web.Application, ref: RepoRef, actor_id: int, fields: ReleaseFields, *, origin: Origin
 ) -> Release:
     """201: a new release (or a bare tag turned into one); 409 when the tag has a release."""
     async with transaction(app[DB_POOL]) as conn:
@@ -73,37 +75,77 @@ async def create_release(
         if release is None:
             raise TagTaken(fields.tag)
         await events.release_created(conn, ctx, release)
+        await audit_trail.created(conn, origin, ref, release)
     _changed(app, ref)
     return release
 
 
 async def update_release(
-    app: web.Application, ref: RepoRef, actor_id: int, release_id: int, data: Mapping[str, Any]
+    app: web.Application,
+    ref: RepoRef,
+    actor_id: int,
+    release_id: int,
+    data: Mapping[str, Any],
+    *,
+    origin: Origin,
 ) -> Release:
-    """Only the given fields change; nothing is written (and no event sent) when none differs."""
+    """Only the given fields change; nothing is written (and no event sent) when none differs.
+    The release-safety fields (withdrawn, required, critical) are applied after the others."""
+    safety = safety_edit(data)
     async with transaction(app[DB_POOL]) as conn:
         ctx = await _context(conn, ref, actor_id)
         before = await _locked_release(conn, ref, release_id)
         edit = edit_release(data, before)
-        if not edit.changed:
+        if not edit.changed and not safety.given:
             return before
         if "tag" in edit.changed and await queries.tag_taken(
             conn, ref.repo_id, edit.fields.tag, other_than=release_id
         ):
             raise TagTaken(edit.fields.tag)
-        try:
-            await queries.update_release(conn, release_id, edit.fields)
-        except asyncpg.UniqueViolationError:  # a racing writer took the tag meanwhile
-            raise TagTaken(edit.fields.tag) from None
+        if edit.changed:
+            try:
+                await queries.update_release(conn, release_id, edit.fields)
+            except asyncpg.UniqueViolationError:  # a racing writer took the tag meanwhile
+                raise TagTaken(edit.fields.tag) from None
+        await _apply_safety(conn, release_id, before, safety, origin)
         after = await release_by_id(conn, ref.repo_id, release_id)
         assert after is not None
         await events.release_updated(conn, ctx, before, after, edit.changed)
+        await audit_trail.updated(conn, origin, ref, before, after, edit.changed)
     _changed(app, ref)
     return after
 
 
+async def _apply_safety(
+    conn: Conn, release_id: int, before: Release, edit: SafetyEdit, origin: Origin
+) -> None:
+    """Withdraw or restore (a reason alone renames a withdrawn release's reason), then the
+    required and critical marks; each writes its own audit entry (safety/)."""
+    wants_withdrawn = edit.withdrawn
+    if wants_withdrawn is None and edit.withdrawn_reason is not None and before.withdrawn:
+        wants_withdrawn = True
+    if wants_withdrawn:
+        reason = edit.withdrawn_reason
+        await withdraw.withdraw(
+            conn,
+            release_id,
+            before.withdrawn_reason if reason is None else reason,
+            actor=origin.actor,
+            source=origin.source,
+            request_id=origin.request_id,
+        )
+    elif wants_withdrawn is False:
+        await withdraw.restore(
+            conn, release_id, actor=origin.actor, source=origin.source, request_id=origin.request_id
+        )
+    for name in flags.FLAGS:
+        value = getattr(edit, name)
+        if value is not None:
+            await flags.set_flag(conn, release_id, name, value, origin)
+
+
 async def delete_release(
-    app: web.Application, ref: RepoRef, actor_id: int, release_id: int
+    app: web.Application, ref: RepoRef, actor_id: int, release_id: int, *, origin: Origin
 ) -> None:
     """The release and its assets; their files go unless another asset has the same bytes."""
     async with transaction(app[DB_POOL]) as conn:
@@ -111,6 +153,7 @@ async def delete_release(
         release = await _locked_release(conn, ref, release_id)
         await queries.delete_release(conn, release.id)
         await events.release_deleted(conn, ctx, release)
+        await audit_trail.deleted(conn, origin, ref, release)
     _changed(app, ref)
     await collect_garbage(app, {asset.sha256 for asset in release.assets})
 
@@ -123,6 +166,8 @@ async def attach_asset(
     name: str,
     content_type: str,
     writer: BlobWriter,
+    *,
+    origin: Origin,
 ) -> tuple[Release, Asset, Blob]:
     """Move the received file into place and record it, in one locked transaction. On any
     failure the file is gone afterwards, unless another asset has the same bytes."""
@@ -149,6 +194,7 @@ async def attach_asset(
                 raise AssetNameTaken(name) from None
             await tauri_check.check_pair(app, conn, ref.repo_id, release.assets, asset)
             await events.asset_uploaded(conn, ctx, release, asset)
+            await audit_trail.asset_changed(conn, origin, ref, release, asset, uploaded=True)
     except BaseException:
         if blob is None:
             writer.abort()
@@ -160,7 +206,13 @@ async def attach_asset(
 
 
 async def delete_asset(
-    app: web.Application, ref: RepoRef, actor_id: int, release_id: int, asset_id: int
+    app: web.Application,
+    ref: RepoRef,
+    actor_id: int,
+    release_id: int,
+    asset_id: int,
+    *,
+    origin: Origin,
 ) -> None:
     async with transaction(app[DB_POOL]) as conn:
         ctx = await _context(conn, ref, actor_id)
@@ -169,6 +221,7 @@ async def delete_asset(
         if asset is None:
             raise AssetNotFound()
         await events.asset_deleted(conn, ctx, release, asset)
+        await audit_trail.asset_changed(conn, origin, ref, release, asset, uploaded=False)
     _changed(app, ref)
     await collect_garbage(app, {asset.sha256})
 

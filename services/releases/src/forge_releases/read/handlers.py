@@ -210,7 +210,12 @@ def fast_list(
 
 
 async def find_release(
-    request: web.Request, resolved: Resolved, value: str, *, by_id: bool = True
+    request: web.Request,
+    resolved: Resolved,
+    value: str,
+    *,
+    by_id: bool = True,
+    withdrawn_shown: bool = False,
 ) -> Release:
     """The release `value` names (get rules 1-2; only a tag when not `by_id`), or
     ReleaseNotFound: drafts only for callers who may publish."""
@@ -225,8 +230,10 @@ async def find_release(
         return await queries.release_by_tag(pool, resolved.ref.repo_id, value)
 
     release = await request.app[DOWNLOAD_COUNTER].consistent(read)
-    # a withdrawn release is not published any more: only its publishers read it back here
-    if release is None or (not release.published and resolved.access < DRAFT_READERS):
+    # a withdrawn release is not published any more: only its publishers read it back here, and
+    # its readers on its own page (`withdrawn_shown`), which says it was withdrawn and why
+    hidden = release is not None and (release.draft or (release.withdrawn and not withdrawn_shown))
+    if release is None or (hidden and resolved.access < DRAFT_READERS):
         raise ReleaseNotFound()
     return release
 

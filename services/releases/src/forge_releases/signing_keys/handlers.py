@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from aiohttp import web
+from forge_common.audit import origin_of
 from forge_common.body import read_json_object, required_str
 from forge_common.keys import DB_POOL
 from forge_common.render import json_response
@@ -22,7 +23,7 @@ from forge_common.render import json_response
 from ..access_keys.handlers import admin_of
 from ..errors import InvalidField
 from ..read.resolve import resolve
-from . import queries
+from . import changes, queries
 from .kinds import KeyKind
 
 _NO_STORE = {"Cache-Control": "no-store"}
@@ -54,13 +55,13 @@ def routes_of(kind: KeyKind) -> list[web.RouteDef]:
         except ValueError as exc:
             raise InvalidField("public_key", str(exc)) from None
         pool = request.app[DB_POOL]
-        updated_at = await queries.set_key(pool, ref.repo_id, kind.name, key.stored, viewer.id)
+        updated_at = await changes.set_key(pool, ref, kind, key, viewer, origin_of(request))
         row = {"public_key": key.stored, "updated_at": updated_at, "updated_by": viewer.login}
         return json_response(_rendered(kind, row), headers=_NO_STORE)
 
     async def delete_key(request: web.Request) -> web.Response:
         ref, _ = await admin_of(request)
-        if not await queries.delete_key(request.app[DB_POOL], ref.repo_id, kind.name):
+        if not await changes.remove(request.app[DB_POOL], ref, kind, origin_of(request)):
             raise kind.not_found()
         return web.Response(status=204, headers=_NO_STORE)
 
