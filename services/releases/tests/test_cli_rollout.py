@@ -47,7 +47,8 @@ async def test_a_plan_from_the_command_line(url: str, db: Any) -> None:
     status, out, _ = await rollout("finish", "owner/app", "v1.1.0", url=url)
     assert status == 0 and out.startswith("v1.1.0: done, step 2 of 3, offered to 100%")
     sources = await db.fetch(
-        "SELECT kind, actor, source FROM core.audit_log WHERE kind LIKE 'rollout_plan.%' ORDER BY id"
+        "SELECT kind, actor, source FROM core.audit_log WHERE kind LIKE 'rollout_plan.%' "
+        "ORDER BY id"
     )
     assert [tuple(row) for row in sources] == [
         ("rollout_plan.planned", "owner", "cli"),
