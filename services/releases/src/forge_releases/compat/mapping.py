@@ -26,6 +26,11 @@ def release_api_url(app_url: str, root: str, ref: RepoRef, release_id: int) -> s
     return f"{repo_api_url(app_url, root, ref)}/releases/{release_id}"
 
 
+# forge's own fields of the version-2 release (release safety, the staged rollout): neither
+# Gitea's nor GitHub's release has them, and their documents list exactly their own (compat.md)
+VERSION_2_ONLY = ("withdrawn", "withdrawn_reason", "required", "critical", "rollout")
+
+
 def release(
     app_url: str,
     root: str,
@@ -37,6 +42,8 @@ def release(
     """The release as both platforms name it, with its API addresses under `root`; `url_for`
     maps each download URL (signed for update keys, as on version 2)."""
     data = render.release(app_url, ref, rel, counter, url_for)
+    for name in VERSION_2_ONLY:
+        del data[name]
     url = release_api_url(app_url, root, ref, rel.id)
     data.update(url=url, assets_url=f"{url}/assets", upload_url=f"{url}/assets")
     return data
