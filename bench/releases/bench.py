@@ -18,6 +18,10 @@ Then the same for a release list page of 30 of the largest repository (target: >
 Last, counting (docs/insights.md): the update check of the smallest repository with counting on
 against a second service with `INSIGHTS=off`, side by side (target: >= 0.97, i.e. counting costs
 at most 3 % of the check).
+`--rollout-plan` gives the newest release of each repository a running rollout plan (50 %,
+both gates on) and the service `ROLLOUT_EVALUATION_SECONDS=0.2`, so its evaluator decides them
+five times a second throughout (docs/rollouts.md): the update check's figures beside a run without
+it show what a running plan costs the check.
 `--smoke` runs 10 releases, one round of 1 s, no warm-up: it checks the benchmark works, its
 figures say nothing.
 """
@@ -71,7 +75,31 @@ FULL = {"sizes": "10,1000,100000", "duration": "10s", "warmup": "2s", "rounds": 
 SMOKE = {"sizes": "10", "duration": "1s", "warmup": "0", "rounds": 1}
 
 
-async def prepare(url: str, sizes: list[int]) -> None:
+PLAN_STEPS = '[{"percent": 50, "hold_seconds": 86400, "min_installs": 0}]'
+PLAN_GATES = (
+    '{"uptake": {"enabled": true, "min_share": 0.5, "window_seconds": 0, "min_checks": 20},'
+    ' "external": {"enabled": true, "max_drop": 0.01, "min_sessions": 100}}'
+)
+
+
+async def add_plans(conn: Any) -> None:
+    """A running rollout plan on the newest release of every repository (`--rollout-plan`)."""
+    await conn.execute(
+        f"""WITH newest AS (
+                SELECT DISTINCT ON (repo_id) id, repo_id FROM releases.releases
+                 ORDER BY repo_id, created_at DESC)
+            INSERT INTO releases.rollout_plans
+                   (release_id, repo_id, steps, gates, on_failure, state, step, due_at, summary)
+            SELECT id, repo_id, '{PLAN_STEPS}', '{PLAN_GATES}', 'halt', 'running', 0, now(),
+                   'bench' FROM newest"""
+    )
+    await conn.execute(
+        "UPDATE releases.releases SET rollout = 50 WHERE id IN "
+        "(SELECT release_id FROM releases.rollout_plans)"
+    )
+
+
+async def prepare(url: str, sizes: list[int], plans: bool = False) -> None:
     async with migrated(url) as conn:
         owner = await conn.fetchval(
             "INSERT INTO core.accounts (kind, name) VALUES ('user', 'bench') RETURNING id"
@@ -108,6 +136,8 @@ async def prepare(url: str, sizes: list[int]) -> None:
                 columns=["release_id", "name", "size", "sha1", "sha256", "sha512"],
                 records=assets,
             )
+        if plans:
+            await add_plans(conn)
         await conn.execute("ANALYZE")
 
 
@@ -235,6 +265,11 @@ def main() -> int:
         help="let the scheduler place the servers and wrk (default: server on one CPU, wrk on "
         "the other)",
     )
+    parser.add_argument(
+        "--rollout-plan",
+        action="store_true",
+        help="run the service with a rollout plan on each repository, evaluated every 0.2 s",
+    )
     args = parse_args(parser, FULL, SMOKE)
     sizes = [int(s) for s in args.sizes.split(",")]
     require_tool("wrk")
@@ -247,8 +282,11 @@ def main() -> int:
     listing: dict[str, Any] = {}
     with workspace("forge-bench-") as (folder, db_url):
         report.row(f"loading {', '.join(map(str, sizes))} releases ...")
-        asyncio.run(prepare(db_url, sizes))
-        with service("releases", db_url, folder / "storage") as (process, base):
+        asyncio.run(prepare(db_url, sizes, args.rollout_plan))
+        plan_env = {"ROLLOUT_EVALUATION_SECONDS": "0.2"} if args.rollout_plan else None
+        if args.rollout_plan:
+            report.row("a running rollout plan on each repository, evaluated every 0.2 s")
+        with service("releases", db_url, folder / "storage", plan_env) as (process, base):
             for size in sizes:
                 url = f"{base}api/v2/repos/bench/app{size}/releases/update?{QUERY}"
                 row, rounds = measure(size, url, process.pid, folder, args, newest_of(size))

@@ -183,6 +183,13 @@ async def test_withdraw_on_failure(make_client: Any, load: Any, db: Any) -> None
         UPDATE, params={"version": "1.0.0", "platform": "linux"}, headers=auth("owner")
     )
     assert offer.status == 204
+    # an install that took it goes back, through a check that can roll back (release safety)
+    back = await client.get(
+        "/api/v2/repos/owner/app/update",
+        params={"version": "1.1.0", "platform": "linux", "allow_downgrade": "true"},
+        headers=auth("owner"),
+    )
+    assert back.status == 200 and (await back.json())["name"] == "v1.0.0"
     kinds = await db.fetch(
         "SELECT kind, actor, source FROM core.audit_log WHERE repo_id = $1 ORDER BY id",
         await db.fetchval("SELECT repo_id FROM releases.releases WHERE id = $1", new),

@@ -7,6 +7,9 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
+import pytest
+from forge_common.config import ConfigError, Settings
+from forge_releases.options import Options, with_settings
 from forge_testing.waiting import eventually
 
 from .rollout_support import (
@@ -173,3 +176,14 @@ async def test_pause_resume_jump_and_finish(make_client: Any, load: Any, db: Any
         "ORDER BY occurred_at"
     )
     assert [row["payload"]["decision"] for row in outbox][-1] == "finished"
+
+
+def test_the_evaluation_interval_is_a_setting() -> None:
+    """ROLLOUT_EVALUATION_SECONDS (docs/rollouts.md "Many replicas"), read in the one place."""
+    env = {"DATABASE_URL": "postgresql://x/y"}
+    assert with_settings(Options(), Settings.from_env(env)).rollout_interval == 10.0
+    quick = Settings.from_env({**env, "ROLLOUT_EVALUATION_SECONDS": "0.2"})
+    assert with_settings(Options(), quick).rollout_interval == 0.2
+    for bad in ("0", "-1", "soon"):
+        with pytest.raises(ConfigError, match="ROLLOUT_EVALUATION_SECONDS"):
+            Settings.from_env({**env, "ROLLOUT_EVALUATION_SECONDS": bad})

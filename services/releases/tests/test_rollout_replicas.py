@@ -111,3 +111,43 @@ async def test_a_replica_back_after_a_long_outage_takes_one_step(
     assert (state["state"], state["percent"]) == ("running", 20)
     assert state["reason"].startswith("Holding step 2 of 4 (20 %): the next decision in")
     assert await advances_of(db, new) == [("planned", 0, 5), ("advanced", 1, 20)]
+
+
+async def test_a_plan_that_cannot_be_evaluated_holds_up_no_other(
+    settings: Settings, aiohttp_client: Any, load: Any, db: Any, caplog: Any
+) -> None:
+    """A plan whose evaluation fails (here a step the plan does not have) is logged and put
+    off; the evaluator goes on deciding the others."""
+    await load(world())
+    a = await replica(settings, aiohttp_client)
+    ids = await release_ids(a)
+    new = ids["v1.1.0"]
+    plan = {"steps": steps(5, 100, hold=1), "gates": NO_GATES}
+    await a.put(f"{API}/{new}/rollout_plan", json=plan, headers=auth("owner"))
+    await a.close()
+    broken = await db.fetchval(
+        """INSERT INTO releases.releases (repo_id, tag, draft, rollout, created_at)
+           SELECT repo_id, 'v1.0.1', false, 5, now() FROM releases.releases WHERE id = $1
+           RETURNING id""",
+        new,
+    )
+    await db.execute(
+        """INSERT INTO releases.rollout_plans
+               (release_id, repo_id, steps, gates, on_failure, state, step, due_at, summary)
+           SELECT $1, repo_id, steps, gates, on_failure, 'running', 7, now() - interval '1 hour',
+                  'broken'
+             FROM releases.rollout_plans WHERE release_id = $2""",
+        broken,
+        new,
+    )
+    b = await replica(settings, aiohttp_client)
+
+    async def done() -> bool:
+        return (await plan_state(b, new))["state"] == "done"
+
+    await eventually(done, within=10)
+    due = await db.fetchval(
+        "SELECT due_at - now() FROM releases.rollout_plans WHERE release_id = $1", broken
+    )
+    assert due.total_seconds() > 0  # put off, not retried at every round
+    assert f"could not evaluate the rollout plan of release {broken}" in caplog.text

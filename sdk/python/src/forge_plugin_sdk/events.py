@@ -21,7 +21,6 @@ EVENT_TYPES: tuple[str, ...] = (
     "release.deleted",
     "release.asset.uploaded",
     "release.asset.deleted",
-    "release.rollout.changed",
     "org.pin.created",
     "org.pin.deleted",
     "org.pins.reordered",
@@ -42,6 +41,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "repository.collaborator.added",
     "repository.collaborator.removed",
     "audit.recorded",
+    "release.rollout.changed",
 )
 
 # gRPC metadata keys the gateway sends with OnEvent (always lower case on the wire).

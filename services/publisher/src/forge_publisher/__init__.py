@@ -4,8 +4,9 @@ forge_common (the `forge` command, and the pure asset matchers it shares with th
 forge_common.asset_match).
 
 `add_commands` is registered under the entry point group `forge.commands`: the `forge` command
-calls it to add `release publish`, `release keys` and `release tauri-key` (keys.py), and
-`release withdraw|restore|required|critical|audit` (safety.py).
+calls it to add `release publish`, `release keys` and `release tauri-key` (keys.py),
+`release withdraw|restore|required|critical|audit` (safety.py) and `release rollout`
+(rollout.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from .keys import add_keys_commands
 from .publish import run
+from .rollout import add_rollout_commands
 from .safety import add_safety_commands
 
 
@@ -43,4 +45,5 @@ def add_commands(commands: Any) -> None:
     )
     publish.set_defaults(handler=run)
     add_keys_commands(actions)
+    add_rollout_commands(actions)
     add_safety_commands(actions)

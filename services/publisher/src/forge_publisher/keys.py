@@ -68,8 +68,15 @@ def add_keys_commands(actions: Any) -> None:
 
 
 async def call_api(
-    where: Target, method: str, resource: str = _UPDATE_KEYS, suffix: str = "", body: Any = None
+    where: Target,
+    method: str,
+    resource: str = _UPDATE_KEYS,
+    suffix: str = "",
+    body: Any = None,
+    denied: str | None = None,
 ) -> Any:
+    """The API's JSON answer, or PublishError with a message for the user (`denied`: what a 403
+    means here, if not "only an administrator")."""
     url = (
         f"{where.base_url}api/v2/repos/{quote(where.owner, safe='')}/"
         f"{quote(where.repo, safe='')}/{resource}{suffix}"
@@ -85,6 +92,8 @@ async def call_api(
     ):
         raw = await resp.read()
         if resp.status >= 400:
+            if resp.status == 403 and denied:
+                raise PublishError(denied)
             raise PublishError(_failure(where, resp.status, raw))
         return orjson.loads(raw) if raw else None
 
@@ -103,6 +112,10 @@ def _failure(where: Target, status: int, raw: bytes) -> str:
         return "this repository has no Tauri public key (404)"
     if code == "ReleaseNotFound":
         return "no such release in this repository (404)"
+    if code == "RolloutPlanNotFound":
+        return "this release has no rollout plan (404): set one with `forge release rollout plan`"
+    if code == "Conflict" or status == 409:
+        return f"not now (409): {message}"
     if code == "ValidationFailed":
         return f"the server refused it (422): {message}"
     return _MESSAGES.get(status, f"HTTP {status}: {message or 'request failed'}")

@@ -11,11 +11,10 @@ from aiohttp import web
 from forge_common.csrf import checked_form, text_field
 from forge_common.errors import ApiError, Unprocessable
 from forge_common.keys import DB_POOL
-from forge_common.middleware import REQUEST_ID
 from forge_common.pages import page, see_other
 
 from ..rollouts import actions
-from ..rollouts.audit import Actor
+from ..rollouts.audit import request_actor
 from ..rollouts.plan import plan_of
 from ..rollouts.view import plan_context
 from .forms import checkbox
@@ -56,7 +55,7 @@ def _body(form: Any) -> dict[str, Any]:
 async def _act(request: web.Request, action: str) -> web.StreamResponse:
     resolved, viewer, release = await release_of(request)
     form = await checked_form(request)
-    actor = Actor(viewer.id, viewer.login, "console", request.get(REQUEST_ID))
+    actor = request_actor(request, viewer)
     try:
         if action == "set":
             plan = plan_of(_body(form))

@@ -6,7 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from aiohttp import web
 from forge_common import audit
+from forge_common.audit.origin import origin_of
+from forge_common.auth import Viewer
 from forge_common.db import Conn
 
 
@@ -23,6 +26,13 @@ class Actor:
 
 
 SYSTEM = Actor(None, None, "system")
+
+
+def request_actor(request: web.Request, viewer: Viewer) -> Actor:
+    """The publisher acting through `request`: from the console (a session), the `forge` CLI
+    (it names itself) or the API (forge_common.audit.origin)."""
+    origin = origin_of(request)
+    return Actor(viewer.id, viewer.login, origin.source, origin.request_id)
 
 
 async def record_decision(

@@ -122,6 +122,29 @@ async def evaluate(conn: Conn, plan: PlanRow, now: datetime, interval: float) ->
     return await _move_on(conn, plan, figures, interval)
 
 
+# what a database outage raises: the round is given up and tried again after the interval
+_DOWN = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError)
+# a plan whose evaluation failed otherwise (a bug) is put off this many intervals, so the other
+# due plans are decided meanwhile and the log is not flooded
+POSTPONED_INTERVALS = 30
+
+
+async def _decide(conn: Conn, plan: PlanRow, interval: float) -> Decision | None:
+    now = await conn.fetchval("SELECT now()")
+    try:
+        async with conn.transaction():  # a savepoint: a failed evaluation leaves nothing behind
+            decision = await evaluate(conn, plan, now, interval)
+            if decision is not None:
+                await record(conn, plan, decision, SYSTEM)
+    except _DOWN:
+        raise
+    except Exception:
+        log.exception("could not evaluate the rollout plan of release %d", plan.release_id)
+        await queries.postpone(conn, plan.release_id, interval * POSTPONED_INTERVALS)
+        return None
+    return decision
+
+
 async def evaluate_one(app: web.Application) -> bool:
     """Take one due plan and decide it; False when none was due (or all are being decided)."""
     interval = app[OPTIONS].rollout_interval
@@ -130,10 +153,7 @@ async def evaluate_one(app: web.Application) -> bool:
         if not plans:
             return False
         plan = plans[0]
-        now = await conn.fetchval("SELECT now()")
-        decision = await evaluate(conn, plan, now, interval)
-        if decision is not None:
-            await record(conn, plan, decision, SYSTEM)
+        decision = await _decide(conn, plan, interval)
     if decision is not None:
         app[RELEASE_CACHE].invalidate_repo(plan.repo_id)
         log.info("rollout of release %d: %s", plan.release_id, decision.summary)
@@ -146,7 +166,7 @@ async def _run(app: web.Application) -> None:
         try:
             while await evaluate_one(app):
                 pass
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        except _DOWN as exc:
             log.warning("could not evaluate rollout plans yet: %s", exc)
         await asyncio.sleep(interval)
 

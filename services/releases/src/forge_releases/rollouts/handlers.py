@@ -18,11 +18,9 @@ from typing import Any
 
 from aiohttp import web
 from forge_common.access import Access
-from forge_common.auth import Viewer
 from forge_common.body import optional_int, read_json_object
 from forge_common.errors import Unprocessable
 from forge_common.keys import DB_POOL
-from forge_common.middleware import REQUEST_ID
 from forge_common.render import json_response
 
 from ..errors import ReleaseNotFound, RolloutPlanNotFound
@@ -30,15 +28,11 @@ from ..publish.handlers import publisher, release_id_of
 from ..read.queries import release_by_id
 from ..read.resolve import resolve
 from . import actions, queries
-from .audit import Actor
+from .audit import request_actor
 from .plan import MAX_COUNT, plan_of
 from .view import plan_json
 
 _NO_STORE = {"Cache-Control": "no-store"}
-
-
-def api_actor(request: web.Request, viewer: Viewer) -> Actor:
-    return Actor(viewer.id, viewer.login, "api", request.get(REQUEST_ID))
 
 
 async def _answer(request: web.Request, repo_id: int, release_id: int, full: bool) -> web.Response:
@@ -55,7 +49,7 @@ async def put_plan(request: web.Request) -> web.Response:
     ref, viewer = await publisher(request)
     release_id = release_id_of(request)
     plan = plan_of(await read_json_object(request))
-    await actions.set_plan(request.app, ref, api_actor(request, viewer), release_id, plan)
+    await actions.set_plan(request.app, ref, request_actor(request, viewer), release_id, plan)
     return await _answer(request, ref.repo_id, release_id, True)
 
 
@@ -79,7 +73,7 @@ def _action(name: str) -> Any:
             step = optional_int(body, "step", low=0, high=1000)
             if step is None:
                 raise Unprocessable("step is required", field="step")
-        await actions.act(request.app, ref, api_actor(request, viewer), release_id, name, step)
+        await actions.act(request.app, ref, request_actor(request, viewer), release_id, name, step)
         return await _answer(request, ref.repo_id, release_id, True)
 
     handler.__name__ = f"{name}_plan"

@@ -122,6 +122,15 @@ async def set_state(
     )
 
 
+async def postpone(conn: Conn, release_id: int, seconds: float) -> None:
+    await conn.execute(
+        """UPDATE releases.rollout_plans SET due_at = now() + make_interval(secs => $2)
+            WHERE release_id = $1""",
+        release_id,
+        seconds,
+    )
+
+
 async def set_rollout(conn: Conn, release_id: int, percent: int) -> None:
     """The release's staged-rollout percentage (0003_rollout.sql); the triggers of 0002 tell
     every replica's cache."""
