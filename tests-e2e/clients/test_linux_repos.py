@@ -57,6 +57,14 @@ def packages(version: str) -> dict[str, bytes]:
     }
 
 
+@pytest.fixture(autouse=True)
+def no_gpg_agent_left(tmp_path: Path) -> Iterator[None]:
+    """dnf leaves running the gpg-agent it started to import each repository's key."""
+    yield
+    if (tmp_path / "dnf").is_dir():
+        Dnf(tmp_path / "dnf").close()
+
+
 @pytest.fixture(scope="module")
 def first(stack: Stack) -> dict[str, bytes]:
     """alice/desk and alice/secret at v1.0.0."""

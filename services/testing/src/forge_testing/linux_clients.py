@@ -109,6 +109,16 @@ class Dnf:
     def repo(self, text: str) -> None:
         (self.root / "repos.d" / "app.repo").write_text(text)
 
+    def close(self) -> None:
+        """Stop the gpg-agent that importing each repository's key started in its keyring
+        (dnf leaves them running after it exits)."""
+        for keyring in (self.root / "cache").glob("*/pubring"):
+            subprocess.run(
+                ["gpgconf", "--homedir", str(keyring), "--kill", "gpg-agent"],
+                check=False,
+                capture_output=True,
+            )
+
     def dnf(self, *args: str) -> subprocess.CompletedProcess[str]:
         return run(["dnf", *self.options, *args])
 
