@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 
 import asyncpg
 
+from . import tasks
 from .backoff import Backoff
 
 log = logging.getLogger(__name__)
@@ -117,9 +118,7 @@ class Notifications:
         task, self._task = self._task, None
         if task is None:
             return
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        await tasks.stop(task)
 
     async def subscribe(
         self, channel: str, callback: Callback, *, on_state: StateCallback | None = None

@@ -33,6 +33,7 @@ from aiohttp import web
 from prometheus_client.core import Metric
 from prometheus_client.registry import Collector
 
+from . import tasks
 from .backoff import Backoff
 from .config import Settings
 from .event_signature import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign
@@ -354,9 +355,7 @@ async def relay_context(app: web.Application) -> AsyncIterator[None]:
         try:
             yield
         finally:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await tasks.stop(task)
 
 
 class RelayCollector(Collector):

@@ -9,11 +9,11 @@ counts are written with the pool still open.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import AsyncIterator
 
 from aiohttp import web
+from forge_common import tasks
 from forge_common.keys import DB_POOL, NOTIFICATIONS
 
 from .keys import DOWNLOAD_COUNTER, OPTIONS, RELEASE_CACHE, STORAGE
@@ -27,9 +27,7 @@ ABANDONED_AFTER = 3600.0
 
 
 async def _stop(task: asyncio.Task[None]) -> None:
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+    await tasks.stop(task)
 
 
 async def listener_context(app: web.Application) -> AsyncIterator[None]:

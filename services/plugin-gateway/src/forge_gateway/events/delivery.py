@@ -28,6 +28,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Sequence
 
 import asyncpg
+from forge_common import tasks
 from forge_common.notifications import Notifications, Subscription
 from forge_common.outage import DATABASE, Dependency, is_database_down, round_failed
 
@@ -368,6 +369,4 @@ class DeliveryWorker:
 async def _cancel(task: asyncio.Task[None] | None) -> None:
     if task is None:
         return
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+    await tasks.stop(task)

@@ -4,10 +4,11 @@ supervisor task per enabled plugin keeps it joined."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Iterator, Sequence
 from importlib.metadata import PackageNotFoundError, version
+
+from forge_common import tasks
 
 from ..options import Options
 from .config import PluginConfig
@@ -73,7 +74,5 @@ class PluginManager:
     async def _stop(self, plugin: ManagedPlugin) -> None:
         supervisor = self._supervisors.pop(plugin.name, None)
         if supervisor is not None:  # first, or it would join the plugin again
-            supervisor.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await supervisor
+            await tasks.stop(supervisor)
         await plugin.stop()

@@ -13,7 +13,6 @@ after nginx, which writes its buffered lines when it exits.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import socket
 import sys
@@ -23,6 +22,7 @@ from typing import Any
 
 import asyncpg
 from aiohttp import web
+from forge_common import tasks
 from forge_common.app import base_app
 from forge_common.config import ConfigError, Settings
 from forge_common.render import json_response
@@ -93,9 +93,7 @@ def _reading_context(
         interval = app[OPTIONS].insights_flush_interval
         app[READING] = asyncio.create_task(reader.forever(app, interval), name="proxy-log")
         yield
-        app[READING].cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await app[READING]
+        await tasks.stop(app[READING])
         await reader.round(app)  # nginx has stopped: what it wrote last
 
     return context

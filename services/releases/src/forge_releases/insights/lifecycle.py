@@ -4,13 +4,13 @@ shutdown, after the server stopped taking requests) and the pruning of rows past
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
 import asyncpg
 from aiohttp import web
+from forge_common import tasks
 from forge_common.keys import DB_POOL, SETTINGS
 
 from ..keys import INSIGHTS, OPTIONS
@@ -33,7 +33,7 @@ async def _prune_forever(app: web.Application) -> None:
 async def insights_context(app: web.Application) -> AsyncIterator[None]:
     counter, pool = app[INSIGHTS], app[DB_POOL]
     settings = app[SETTINGS]
-    tasks = [
+    running = [
         asyncio.create_task(
             counter.run(pool, app[OPTIONS].insights_flush_interval), name="releases-insights"
         ),
@@ -43,11 +43,9 @@ async def insights_context(app: web.Application) -> AsyncIterator[None]:
         reading = ingest_forever(
             app, settings.insights_proxy_log, app[OPTIONS].insights_flush_interval
         )
-        tasks.append(asyncio.create_task(reading, name="releases-insights-proxy-log"))
+        running.append(asyncio.create_task(reading, name="releases-insights-proxy-log"))
     yield
-    for task in tasks:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+    for task in running:
+        await tasks.stop(task)
     counter.roll()
     await counter.flush(pool)  # clean shutdown: nothing counted is lost
