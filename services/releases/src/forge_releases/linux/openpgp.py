@@ -86,7 +86,12 @@ class Keyring:
         except OSError as exc:  # no gpg installed (Debian's gnupg)
             log.error("gpg cannot run: %s", type(exc).__name__)
             raise GpgFailed("gpg cannot run") from None
-        out, _ = await process.communicate(given or None)
+        try:
+            out, _ = await process.communicate(given or None)
+        except (BrokenPipeError, ConnectionResetError, RuntimeError):  # it exited unread
+            await process.wait()
+            log.error("gpg %s stopped before reading its input", args[0])
+            raise GpgFailed(f"gpg {args[0]} failed") from None
         if process.returncode != 0:
             log.error("gpg %s failed with exit status %s", args[0], process.returncode)
             raise GpgFailed(f"gpg {args[0]} failed")
