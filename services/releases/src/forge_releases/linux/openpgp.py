@@ -77,14 +77,21 @@ class Keyring:
                 self.home,
                 *_COMMON,
                 *args,
-                stdin=asyncio.subprocess.PIPE,
+                # no pipe without input: gpg may exit before reading it, and uvloop raises on
+                # the write to a closed pipe where asyncio's own loop ignores it
+                stdin=asyncio.subprocess.PIPE if given else asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
             )
         except OSError as exc:  # no gpg installed (Debian's gnupg)
             log.error("gpg cannot run: %s", type(exc).__name__)
             raise GpgFailed("gpg cannot run") from None
-        out, _ = await process.communicate(given)
+        try:
+            out, _ = await process.communicate(given or None)
+        except (BrokenPipeError, ConnectionResetError, RuntimeError):  # it exited unread
+            await process.wait()
+            log.error("gpg %s stopped before reading its input", args[0])
+            raise GpgFailed(f"gpg {args[0]} failed") from None
         if process.returncode != 0:
             log.error("gpg %s failed with exit status %s", args[0], process.returncode)
             raise GpgFailed(f"gpg {args[0]} failed")
