@@ -47,8 +47,10 @@ def test_bad_method_and_empty_event_list_are_refused():
 
 
 def test_event_types_are_the_fourteen_of_the_design_and_the_account_events():
-    # the design's fourteen, then the eleven of the account administration (docs/events.md)
-    assert len(EVENT_TYPES) == len(set(EVENT_TYPES)) == 25
+    # the design's fourteen, then the eleven of the account administration, then the audit
+    # log's entry (docs/events.md)
+    assert len(EVENT_TYPES) == len(set(EVENT_TYPES)) == 26
+    assert EVENT_TYPES[25] == "audit.recorded"
     assert EVENT_TYPES[13] == "org.member.concealed"
     assert EVENT_TYPES[14] == "org.created"
     assert "release.asset.uploaded" in EVENT_TYPES

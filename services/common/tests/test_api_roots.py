@@ -33,6 +33,8 @@ PAGES = {
     "/{owner}/{repo}/releases/edit/{tag}/assets/delete",
     "/{owner}/{repo}/releases/edit/{tag}/rollout",
     "/{owner}/{repo}/releases/edit/{tag}/unpublish",
+    "/{owner}/{repo}/releases/edit/{tag}/withdraw",
+    "/{owner}/{repo}/releases/edit/{tag}/safety",
     "/{owner}/{repo}/settings",
     "/{owner}/{repo}/settings/update-keys",
     "/{owner}/{repo}/settings/update-keys/revoke",
