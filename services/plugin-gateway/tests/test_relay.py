@@ -319,3 +319,38 @@ async def test_a_claim_reads_only_its_batch_once_prepared_on_a_small_outbox(
         await pool.close()
     read = rows_read(plan, "outbox")
     assert 500 <= read <= 1000, f"the claim read {read} outbox rows for a batch of 500"
+
+
+async def test_audit_entries_reach_a_subscribed_plugin_through_the_relay(
+    settings: Settings, db: Any, fakes: Any, helpers: Any, tmp_path: Path
+) -> None:
+    """docs/audit.md: each entry is an `audit.recorded` event written with it, so plugins receive
+    the audit log through the same lossless relay."""
+    from forge_common import audit
+    from google.protobuf.json_format import MessageToDict
+
+    fake = await fakes(helpers.FakePlugin("rec", events=["audit.recorded"]))
+    port = helpers.free_port()
+    producer = replace(settings, gateway_url=f"http://127.0.0.1:{port}/")
+    async with gateway_server(settings, tmp_path, [helpers.entry(fake)], helpers.FAST, port):
+        async with db.transaction():
+            await audit.record(
+                db,
+                actor="alice",
+                kind="release.withdrawn",
+                target="acme/app@v1.2.0",
+                changes={"withdrawn": (False, True)},
+                source="api",
+                request_id="req-7",
+            )
+        async with running_relay(producer):
+            await helpers.eventually(lambda: fake.calls["OnEvent"] == 1, what="the delivery")
+    [request] = fake.requests["OnEvent"]
+    assert request.event_type == "audit.recorded"
+    payload = MessageToDict(request.payload)
+    assert (payload["kind"], payload["actor"], payload["request_id"]) == (
+        "release.withdrawn",
+        "alice",
+        "req-7",
+    )
+    assert payload["changes"] == {"withdrawn": {"before": False, "after": True}}

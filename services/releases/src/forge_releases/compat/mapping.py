@@ -28,7 +28,7 @@ def release_api_url(app_url: str, root: str, ref: RepoRef, release_id: int) -> s
 
 # forge's own fields of the version-2 release (release safety, the staged rollout): neither
 # Gitea's nor GitHub's release has them, and their documents list exactly their own (compat.md)
-VERSION_2_ONLY = ("withdrawn", "withdrawn_reason", "required", "critical", "rollout")
+VERSION_2_ONLY = (*render.SAFETY_FIELDS, "rollout")
 
 
 def release(

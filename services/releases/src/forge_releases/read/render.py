@@ -38,6 +38,10 @@ def attachment(
     }
 
 
+# release safety's fields (docs/release-safety.md): version 2 only
+SAFETY_FIELDS = ("withdrawn", "withdrawn_reason", "required", "critical")
+
+
 def release(
     app_url: str,
     ref: RepoRef,
