@@ -59,6 +59,12 @@ async def test_the_percentage_rises_by_the_plan_once_per_step(
         ("advanced", 3, 100),
         ("done", 3, 100),
     ]
+    kinds = await db.fetchrow(
+        "SELECT jsonb_typeof(steps) AS steps, jsonb_typeof(gates) AS gates "
+        "FROM releases.rollout_plans WHERE release_id = $1",
+        new,
+    )
+    assert tuple(kinds) == ("array", "object")  # stored as JSON, readable in SQL
     release = await (await client.get(f"{API}/v1.1.0", headers=auth("owner"))).json()
     assert release["rollout"] == 100  # the release object says what the plan set
     state = await plan_state(client, new)

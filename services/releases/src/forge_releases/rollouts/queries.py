@@ -8,7 +8,6 @@ from datetime import datetime
 from typing import Any
 
 import asyncpg
-import orjson
 from forge_common.db import Conn, Queryable
 
 PLAN_COLUMNS = """p.release_id, p.repo_id, p.steps, p.gates, p.on_failure, p.state, p.step,
@@ -41,10 +40,7 @@ class PlanRow:
 def _plan(row: asyncpg.Record | None) -> PlanRow | None:
     if row is None:
         return None
-    values = dict(row)
-    values["steps"] = orjson.loads(values["steps"])
-    values["gates"] = orjson.loads(values["gates"])
-    return PlanRow(**values)
+    return PlanRow(**dict(row))  # jsonb arrives decoded (forge_common.db's codec)
 
 
 async def plan_of(
@@ -91,8 +87,8 @@ async def save_plan(
                   summary = EXCLUDED.summary, detail = '', updated_at = now()""",
         release_id,
         repo_id,
-        orjson.dumps(steps).decode(),
-        orjson.dumps(gates).decode(),
+        steps,
+        gates,
         on_failure,
         step,
         summary,
@@ -156,7 +152,7 @@ async def add_event(
         actor_id,
         summary,
         detail,
-        orjson.dumps(figures).decode(),
+        figures,
     )
 
 
@@ -171,7 +167,7 @@ async def events_of(db: Queryable, release_id: int, limit: int = 200) -> list[di
         release_id,
         limit,
     )
-    return [{**dict(row), "figures": orjson.loads(row["figures"])} for row in rows]
+    return [dict(row) for row in rows]
 
 
 async def put_health(db: Queryable, release_id: int, sessions: int, crashed: int) -> None:
