@@ -5,13 +5,13 @@ cheap, and two at once delete each row once."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
 from aiohttp import web
+from forge_common import tasks
 from forge_common.audit import queries
 from forge_common.keys import DB_POOL, SETTINGS
 
@@ -37,6 +37,4 @@ async def _prune_forever(app: web.Application) -> None:
 async def audit_retention_context(app: web.Application) -> AsyncIterator[None]:
     task = asyncio.create_task(_prune_forever(app), name="releases-audit-retention")
     yield
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+    await tasks.stop(task)

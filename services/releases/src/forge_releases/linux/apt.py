@@ -14,7 +14,6 @@ routing remembers each request target's key, forge_common.fast_path.)"""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gzip
 import hashlib
 import time
@@ -22,6 +21,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from email.utils import formatdate
 
 from aiohttp import web
+from forge_common import tasks
 from forge_common.conditional import etag_of
 from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL
@@ -72,9 +72,7 @@ async def resign_daily(app: web.Application) -> AsyncIterator[None]:
 
     task = asyncio.create_task(run(), name="releases-apt-resign")
     yield
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+    await tasks.stop(task)
 
 
 def stanza(item: Listed) -> str:

@@ -13,13 +13,13 @@ plan says so). Otherwise the plan advances when the step has been held `hold_sec
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import AsyncIterator
 from datetime import datetime
 
 import asyncpg
 from aiohttp import web
+from forge_common import tasks
 from forge_common.db import Conn, transaction
 from forge_common.keys import DB_POOL
 
@@ -174,6 +174,4 @@ async def _run(app: web.Application) -> None:
 async def evaluator_context(app: web.Application) -> AsyncIterator[None]:
     task = asyncio.create_task(_run(app), name="releases-rollout-evaluator")
     yield
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+    await tasks.stop(task)
