@@ -215,7 +215,12 @@ async def _database_facts(url: str) -> dict[str, Any]:
     try:
         return {
             "outbox": await conn.fetchval("SELECT count(*) FROM core.outbox"),
-            "event_ids": {str(r["id"]) for r in await conn.fetch("SELECT id FROM gateway.events")},
+            # the events delivered to a plugin (the audit log's `audit.recorded`, which each
+            # release change also emits, goes to no plugin here: it subscribes to none)
+            "event_ids": {
+                str(r["event_id"])
+                for r in await conn.fetch("SELECT DISTINCT event_id FROM gateway.deliveries")
+            },
             "dead": await conn.fetchval(
                 "SELECT count(*) FROM gateway.deliveries WHERE status = 'dead'"
             ),

@@ -13,6 +13,7 @@ plan says so). Otherwise the plan advances when the step has been held `hold_sec
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from datetime import datetime
@@ -160,18 +161,29 @@ async def evaluate_one(app: web.Application) -> bool:
     return True
 
 
-async def _run(app: web.Application) -> None:
+async def _run(app: web.Application, stopping: asyncio.Event) -> None:
     interval = app[OPTIONS].rollout_interval
-    while True:
+    while not stopping.is_set():
         try:
-            while await evaluate_one(app):
+            while not stopping.is_set() and await evaluate_one(app):
                 pass
         except _DOWN as exc:
             log.warning("could not evaluate rollout plans yet: %s", exc)
-        await asyncio.sleep(interval)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stopping.wait(), interval)
+
+
+# how long a stopping replica lets a decision in progress finish before it cancels it
+STOP_GRACE = 5.0
 
 
 async def evaluator_context(app: web.Application) -> AsyncIterator[None]:
-    task = asyncio.create_task(_run(app), name="releases-rollout-evaluator")
+    """The evaluator is asked to stop and finishes the decision it is taking: cancelling it
+    inside its transaction could leave the pooled connection in the middle of a statement
+    (docs/decisions.md "Stopping a background task"); one that takes longer is cancelled."""
+    stopping = asyncio.Event()
+    task = asyncio.create_task(_run(app, stopping), name="releases-rollout-evaluator")
     yield
+    stopping.set()
+    await asyncio.wait({task}, timeout=STOP_GRACE)
     await tasks.stop(task)
