@@ -46,7 +46,9 @@ def _world() -> dict[str, Any]:
 
 
 @pytest.fixture
-async def forge(aiohttp_client: Any, settings: Any, load: Any) -> Any:
+async def forge(settings: Any, load: Any, aiohttp_client: Any) -> Any:
+    """Every service in one app. Its client is asked for after the database, so the app stops
+    before the database is dropped (fixtures end in the reverse order of their set-up)."""
     await load(_world())
     return await aiohttp_client(create_app(settings, list(installed_services().values())))
 

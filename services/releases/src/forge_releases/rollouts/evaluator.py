@@ -124,7 +124,8 @@ async def evaluate(conn: Conn, plan: PlanRow, now: datetime, interval: float) ->
 
 
 # what a database outage raises: the round is given up and tried again after the interval
-_DOWN = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError)
+# (InternalClientError: the server ended the connection in the middle of a round's statements)
+_DOWN = (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError)
 # a plan whose evaluation failed otherwise (a bug) is put off this many intervals, so the other
 # due plans are decided meanwhile and the log is not flooded
 POSTPONED_INTERVALS = 30
