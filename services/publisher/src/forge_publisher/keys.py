@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -176,10 +176,16 @@ async def _run(args: argparse.Namespace, where: Target) -> None:
         print(f"update key {args.key_id} revoked")
 
 
-def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    """The handler of `forge release keys ...` and `forge release tauri-key ...`: exit status."""
+def run_api_command(
+    command: Callable[[argparse.Namespace, Target], Coroutine[Any, Any, None]],
+    args: argparse.Namespace,
+    env: Mapping[str, str],
+) -> int:
+    """Run `command` against the repository's server (FORGE_URL, FORGE_TOKEN): the exit status,
+    each failure said in one line (`forge release keys`, `tauri-key`, `rollout`, the safety
+    commands)."""
     try:
-        asyncio.run(_run(args, target(str(args.repository), env)))
+        asyncio.run(command(args, target(str(args.repository), env)))
     except PublishError as exc:
         print(f"forge: {exc}", file=sys.stderr)
         return 1
@@ -190,3 +196,8 @@ def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         print(f"forge: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
+    """The handler of `forge release keys ...` and `forge release tauri-key ...`: exit status."""
+    return run_api_command(_run, args, env)

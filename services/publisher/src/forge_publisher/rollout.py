@@ -7,17 +7,13 @@ print the state after. Exit status 0 on success, 1 with a one-line `forge: ...` 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import sys
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
-import aiohttp
-
 from .client import PublishError
-from .connection import Target, target
-from .keys import call_api
+from .connection import Target
+from .keys import call_api, run_api_command
 
 DENIED = "only those who may publish releases of the repository can change its plan (403)"
 
@@ -101,12 +97,4 @@ async def _run(args: argparse.Namespace, where: Target) -> None:
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
     """The handler of `forge release rollout ...`: exit status."""
-    try:
-        asyncio.run(_run(args, target(str(args.repository), env)))
-    except PublishError as exc:
-        print(f"forge: {exc}", file=sys.stderr)
-        return 1
-    except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
-        print(f"forge: talking to the server at FORGE_URL failed ({exc})", file=sys.stderr)
-        return 1
-    return 0
+    return run_api_command(_run, args, env)

@@ -12,18 +12,14 @@ recorded with the source `cli`. Exit status 0 on success, 1 with a one-line `for
 from __future__ import annotations
 
 import argparse
-import asyncio
-import sys
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote, urlencode
 
-import aiohttp
 import orjson
 
-from .client import PublishError
-from .connection import Target, target
-from .keys import call_api
+from .connection import Target
+from .keys import call_api, run_api_command
 
 _HELP = {
     "withdraw": "take a release out of every feed; installs on it roll back where they can",
@@ -92,12 +88,5 @@ async def _run(args: argparse.Namespace, where: Target) -> None:
 
 
 def run(args: argparse.Namespace, env: Mapping[str, str]) -> int:
-    try:
-        asyncio.run(_run(args, target(str(args.repository), env)))
-    except PublishError as exc:
-        print(f"forge: {exc}", file=sys.stderr)
-        return 1
-    except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
-        print(f"forge: talking to the server at FORGE_URL failed ({exc})", file=sys.stderr)
-        return 1
-    return 0
+    """The handler of the release safety commands and `forge release audit`: exit status."""
+    return run_api_command(_run, args, env)

@@ -88,3 +88,15 @@ async def delete_older_than(conn: Queryable, cutoff: datetime) -> int:
     """Retention: whole entries older than `cutoff` go; returns how many."""
     status = await conn.execute("DELETE FROM core.audit_log WHERE created_at < $1", cutoff)
     return int(status.split()[-1])
+
+
+async def repo_id_named(conn: Queryable, owner: str, name: str) -> int:
+    """The id of the repository `owner/name` (names compared as the accounts compare them); 0
+    when none has it, so a filter by it lists nothing."""
+    found = await conn.fetchval(
+        """SELECT r.id FROM core.repositories r JOIN core.accounts a ON a.id = r.owner_id
+            WHERE lower(a.name) = lower($1) AND lower(r.name) = lower($2)""",
+        owner,
+        name,
+    )
+    return int(found) if found is not None else 0

@@ -104,13 +104,7 @@ class AuditNotFound(NotFound):
 
 async def _repo_id(request: web.Request, full_name: str) -> int:
     owner, _, name = full_name.partition("/")
-    found = await request.app[DB_POOL].fetchval(
-        """SELECT r.id FROM core.repositories r JOIN core.accounts a ON a.id = r.owner_id
-            WHERE lower(a.name) = lower($1) AND lower(r.name) = lower($2)""",
-        owner,
-        name,
-    )
-    return int(found) if found is not None else 0  # 0: no repository has it, nothing listed
+    return await queries.repo_id_named(request.app[DB_POOL], owner, name)
 
 
 async def admin_audit(request: web.Request) -> web.Response:
