@@ -53,6 +53,15 @@ async def _row(url: str, name: str) -> Any:
         await conn.close()
 
 
+def test_passwords_are_hashed_with_argon2_parameters_when_set(env: dict[str, str]) -> None:
+    argon2 = {"ARGON2_PARAMETERS": "t=2,m=19456,p=1"}  # OWASP's 19 MiB x 2
+    create = ["create", "--username", "ops", "--email", "ops@example.com"]
+    assert forge({**env, **argon2}, *create, "--password", "first-password") == 0
+    stored = run_sync(_row(env["DATABASE_URL"], "ops"))["password_hash"]
+    assert stored.startswith("$argon2id$v=19$m=19456,t=2,p=1$")
+    assert forge({**env, "ARGON2_PARAMETERS": "t=2"}, "list") == 1  # said, not guessed
+
+
 def test_create_change_password_list_and_delete(env: dict[str, str], capsys: Any) -> None:
     url = env["DATABASE_URL"]
     assert (

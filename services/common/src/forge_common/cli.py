@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import logs
+from . import logs, passwords
 from .admin.cli import add_admin_commands, main_admin
 from .app import create_app
-from .config import ConfigError, Settings
+from .config import ConfigError, Settings, argon2_parameters
 from .db import connect
 from .embedded_pg import EmbeddedPostgres, EmbeddedPostgresError
 from .migrations import MigrationError, migrate
@@ -176,6 +176,7 @@ def main(argv: Sequence[str] | None = None, env: dict[str, str] | None = None) -
     args = build_parser(services).parse_args(argv)
     try:
         logs.configure(env.get("LOG_LEVEL", "INFO").upper(), env.get("LOG_FORMAT", "json"))
+        passwords.configure(argon2_parameters(env))
         if getattr(args, "handler", None) is not None:
             result: int = args.handler(args, env)
             return result

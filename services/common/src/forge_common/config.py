@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 
+from .passwords import DEFAULT_PARAMETERS, Argon2Parameters
+
 ProxyNetwork = IPv4Network | IPv6Network
 # Every address: what the retired TRUST_FORWARDED_FOR=true meant (the peer is our nginx, whoever
 # it is, and only its own entry is believed).
@@ -256,6 +258,25 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     if raw.lower() in {"0", "false", "no", "off"}:
         return False
     raise ConfigError(f"{name} must be true or false, not {raw!r}")
+
+
+def argon2_parameters(env: Mapping[str, str]) -> Argon2Parameters:
+    """ARGON2_PARAMETERS, as a hash writes them (`t=3,m=65536,p=4`: passes, KiB, lanes); unset:
+    argon2-cffi's defaults. Read by the entry point, which sets them for the whole process
+    (passwords.configure): hashing has no settings object at hand in the world loader."""
+    raw = env.get("ARGON2_PARAMETERS", "")
+    if not raw:
+        return DEFAULT_PARAMETERS
+    fields = dict(item.partition("=")[::2] for item in raw.replace(" ", "").split(","))
+    try:
+        parameters = Argon2Parameters(int(fields["t"]), int(fields["m"]), int(fields["p"]))
+    except (KeyError, ValueError):
+        raise ConfigError(
+            f"ARGON2_PARAMETERS must be t=PASSES,m=KIB,p=LANES (t=3,m=65536,p=4), not {raw!r}"
+        ) from None
+    if set(fields) != {"t", "m", "p"} or min(parameters) < 1 or parameters.memory_kib < 8:
+        raise ConfigError(f"ARGON2_PARAMETERS must name t, m (>= 8) and p, each >= 1: {raw!r}")
+    return parameters
 
 
 def _proxies(env: Mapping[str, str]) -> tuple[ProxyNetwork, ...]:

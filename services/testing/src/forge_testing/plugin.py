@@ -26,7 +26,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import pytest
-from forge_common.config import Settings
+from forge_common import passwords
+from forge_common.config import Settings, argon2_parameters
 from forge_common.db import connect
 from forge_common.embedded_pg import EmbeddedPostgres
 from forge_common.migrations import migrate
@@ -37,6 +38,15 @@ from .ports import free_port, worker_name
 
 T = TypeVar("T")
 TEMPLATE = f"forge_template_{worker_name()}"
+
+# Tests hash passwords with argon2id's cheapest cost, in this process and (through the
+# environment) every `forge` process they start: the default's 0.2 s of CPU per hash made up most
+# of the sign-in tests' time. Nothing a test checks depends on the cost, and test_passwords.py
+# holds the default parameters (docs/accounts.md "Passwords").
+TEST_ARGON2_PARAMETERS = "t=1,m=1024,p=1"
+os.environ.setdefault("ARGON2_PARAMETERS", TEST_ARGON2_PARAMETERS)
+logging.getLogger("forge_common.passwords").setLevel(logging.ERROR)
+passwords.configure(argon2_parameters(os.environ))
 _counter = itertools.count()
 
 
@@ -75,6 +85,16 @@ def _restore_logging() -> Iterator[None]:
     yield
     root.handlers[:] = handlers
     root.setLevel(level)
+
+
+@pytest.fixture(autouse=True)
+def _cheap_passwords() -> Iterator[None]:
+    """A `forge` command run in this process sets the parameters its environment names (none:
+    the default's 0.2 s a hash): put the test's back for the tests after it."""
+    yield
+    wanted = argon2_parameters(os.environ)
+    if passwords.current_parameters() != wanted:
+        passwords.configure(wanted)
 
 
 @pytest.fixture(scope="session")
