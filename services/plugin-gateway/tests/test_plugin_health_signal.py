@@ -143,7 +143,9 @@ async def test_a_plugin_posts_the_crash_figures_that_halt_a_rollout(
         elsewhere = await client.post(
             REPORT, json={**bad, "repository": "fay/other"}, headers=REPORTER
         )
-        assert elsewhere.status in (403, 404), await elsewhere.text()
+        assert elsewhere.status == 403, (
+            await elsewhere.text()
+        )  # forge: the bot may not publish there
         assert await db.fetchval("SELECT count(*) FROM releases.release_health") == 0
 
         for version, crashed in (("1.0.0", 10), ("1.1.0", 120)):
