@@ -8,7 +8,10 @@ reading RELEASES with theirs, and update-check clients that say the version they
 - a share of the offered installs that keeps checking in on the old version halts the plan at
   the evaluation that first has enough checks, and no install outside the reached share is
   offered the release afterwards;
-- crash figures of the new version below the old one's halt it the same way.
+- crash figures of the new version below the old one's halt it the same way;
+- with `on_failure: withdraw`, the halt also withdraws the release: the installs that took it
+  are offered the previous version where their client rolls back (electron-updater with
+  `allowDowngrade`, Squirrel.Windows), the others are offered nothing new.
 
 A client's check is compared with the plan only when the plan's percentage was the same before
 and after it (it may move meanwhile: the test waits on states, never on times). The fleet asks
@@ -27,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from forge_testing.waiting import until
 
 from .test_updaters import parse_releases
 
@@ -39,7 +43,7 @@ pytestmark = pytest.mark.e2e
 
 TOKEN = {"Authorization": "token fay-fleet-token", "Content-Type": "application/json"}
 STACK_ENV = {"ROLLOUT_EVALUATION_SECONDS": "0.2", "INSIGHTS_FLUSH_SECONDS": "0.2"}
-REPOS = ("rises", "stuck", "crashes")
+REPOS = ("rises", "stuck", "crashes", "yank")
 
 
 def _release(name: str, tag: str, day: int, **flags: Any) -> dict[str, Any]:
@@ -246,3 +250,71 @@ def test_an_external_signal_below_threshold_halts_the_plan(
     percent, electron, squirrel = fleet_round(stack, run_node, "crashes", tmp_path)
     assert percent == 25
     assert_offers(25, electron, squirrel)
+
+
+def _post_health(stack: Stack, repo: str, figures: dict[str, int]) -> None:
+    for tag, crashed in figures.items():
+        body = json.dumps({"sessions": 2000, "crashed_sessions": crashed}).encode()
+        path = f"{api(repo)}/{release_id(stack, repo, tag)}/health"
+        assert stack.request("POST", path, TOKEN, body).status == 204
+
+
+def test_withdraw_on_failure_rolls_back_the_installs_that_took_it(
+    stack: Stack, run_node: RunNode, tmp_path: Path
+) -> None:
+    steps = [{"percent": 50, "hold_seconds": 3600}, {"percent": 100, "hold_seconds": 1}]
+    put_plan(stack, "yank", {"steps": steps, "on_failure": "withdraw"})  # default gates
+    feed = f"http://127.0.0.1:{stack.ports['releases']}{api('yank')}/feeds/electron"
+    # electron-updater installs (bucket, allowDowngrade): two inside the 50 %, two outside
+    installs = {0.05: "allow", 0.3: "deny", 0.6: "allow", 0.95: "deny"}
+
+    def check(bucket: float, running: str, phase: str) -> dict[str, Any]:
+        work = str(tmp_path / phase / str(bucket))
+        args = (feed, running, work, staging_id(bucket), "", installs[bucket])
+        return dict(run_node("electron-updater.js", *args))
+
+    running = {}
+    for bucket in installs:  # each takes what it is offered
+        got = check(bucket, "1.0.0", "rollout")
+        assert got["available"] == inside(bucket, 50), (bucket, got)
+        running[bucket] = got["version"] if got["available"] else "1.0.0"
+    assert running == {0.05: "1.1.0", 0.3: "1.1.0", 0.6: "1.0.0", 0.95: "1.0.0"}
+
+    _post_health(stack, "yank", {"v1.0.0": 10, "v1.1.0": 120})  # 1.1.0 crashes much more
+    until(
+        lambda: plan_of(stack, "yank")["state"] == "halted",
+        30,
+        lambda: f"the plan halted (it is {plan_of(stack, 'yank')})",
+    )
+    plan = plan_of(stack, "yank")
+    assert [h["decision"] for h in plan["history"]] == ["planned", "withdrawn"]
+    assert "the external-signal gate failed" in plan["reason"]
+    newest = stack.get(f"{api('yank')}/v1.1.0", TOKEN).json()
+    assert newest["withdrawn"] is True and newest["withdrawn_reason"]
+    yml = f"{api('yank')}/feeds/electron/latest-linux.yml"
+    until(
+        lambda: json.loads(fleet_get(stack, yml).body)["version"] == "1.0.0",  # JSON is YAML
+        10,
+        lambda: f"the electron feed naming 1.0.0 (it says {fleet_get(stack, yml).body!r})",
+    )
+
+    for bucket, version in running.items():
+        got = check(bucket, version, "withdrawn")
+        rolls_back = version == "1.1.0" and installs[bucket] == "allow"
+        assert got["available"] == rolls_back, (bucket, version, got)
+        if rolls_back:  # downloadUpdate() checked the yml's SHA-512 against these bytes
+            assert got["version"] == "1.0.0"
+            [downloaded] = got["downloaded"]
+            assert Path(downloaded).read_text() == "yank Fleet-1.0.0.AppImage " * 20
+        else:
+            assert got["downloaded"] == []
+    # Squirrel.Windows: RELEASES tops out at 1.0.0 for every bucket, so an install on 1.1.0
+    # finds its version above the remote one and installs that full package; one on 1.0.0 has
+    # nothing new
+    assert {squirrel_offered(stack, "yank", b) for b in SQUIRREL} == {"1.0.0"}
+    # and the spec's update check never offers a lower version: nothing to either
+    for version in ("1.0.0", "1.1.0"):
+        answer = fleet_get(stack, f"{api('yank')}/update?version={version}&platform=linux&arch=x64")
+        assert answer.status == 204, version
+    audit = stack.get("/api/v2/repos/fay/yank/audit?kind=rollout_plan.withdrawn", TOKEN).json()
+    assert [(e["actor"], e["source"]) for e in audit] == [(None, "system")]

@@ -204,7 +204,7 @@ async def test_the_repository_page_links_what_its_visitor_may_use(
         "anonymous": set(),
         "reader": set(),
         "writer": {"/releases/new", "/insights"},
-        "repoadmin": {"/releases/new", "/insights", "/settings"},
+        "repoadmin": {"/releases/new", "/insights", "/settings", "/audit"},
     }
     for name, links in expected.items():
         async with await signed_in(client, db, settings, name) as browser:

@@ -19,13 +19,15 @@ from aiohttp import web
 from forge_common.access import Access
 from forge_common.audit import Entry, Filters, queries
 from forge_common.auth import viewer_of
+from forge_common.db import Queryable
 from forge_common.errors import AuthTokenMissing, NotFound, RepoNotFound
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.render import json_response
 
 from ..errors import InvalidField
+from ..models import Resolved
 from ..read.handlers import link_header
-from ..read.params import page_of
+from ..read.params import Page, page_of
 from ..read.resolve import resolve
 
 _NO_STORE = {"Cache-Control": "no-store"}
@@ -71,13 +73,19 @@ def rendered(entry: Entry) -> dict[str, Any]:
     }
 
 
-async def _page(request: web.Request, base: str, filters: Filters) -> web.Response:
-    page = page_of(request.query)
-    pool = request.app[DB_POOL]
+async def entries_of(pool: Queryable, filters: Filters, page: Page) -> tuple[int, list[Entry]]:
+    """The total the filters match and the page's entries, newest first (the API's and the
+    console's page alike)."""
     total = await queries.count(pool, filters)
     entries = []
     if page.reachable:
         entries = await queries.page(pool, filters, limit=page.limit, offset=page.offset)
+    return total, entries
+
+
+async def _page(request: web.Request, base: str, filters: Filters) -> web.Response:
+    page = page_of(request.query)
+    total, entries = await entries_of(request.app[DB_POOL], filters, page)
     extra = {k: v for k, v in request.query.items() if k in ("actor", "kind", "since", "repo")}
     headers = {**_NO_STORE, "X-Total-Count": str(total)}
     link = link_header(request, base, page, total, extra)
@@ -86,11 +94,17 @@ async def _page(request: web.Request, base: str, filters: Filters) -> web.Respon
     return json_response([rendered(e) for e in entries], headers=headers)
 
 
-async def repo_audit(request: web.Request) -> web.Response:
+async def readable_log(request: web.Request) -> Resolved:
+    """The repository of the path, for whoever may read its log (its admins, site admins): the
+    one decision of the API and the console's page."""
     resolved = await resolve(request)  # 404 / 401 as for everything of a repository
     if resolved.access < Access.ADMIN:
         raise RepoNotFound()  # not even that there is a log: 404 as for a private repository
-    ref = resolved.ref
+    return resolved
+
+
+async def repo_audit(request: web.Request) -> web.Response:
+    ref = (await readable_log(request)).ref
     base = f"{request.app[SETTINGS].app_url}api/v2/repos/{ref.owner}/{ref.name}/audit"
     return await _page(request, base, filters_of(request.query, ref.repo_id))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from . import assets, keys, linux_keys, releases, rollout, rollout_plan, safety, script, settings
+from .audit import audit_page
 
 
 def console_routes(page: str) -> list[web.RouteDef]:
@@ -39,4 +40,5 @@ def console_routes(page: str) -> list[web.RouteDef]:
         web.post(f"{page}/settings/tauri-key", keys.set_tauri_key),
         web.get(f"{page}/settings/linux-key", linux_keys.linux_key),
         web.post(f"{page}/settings/linux-key", linux_keys.change_linux_key),
+        web.get(f"{page}/audit", audit_page),
     ]
