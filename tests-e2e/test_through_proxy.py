@@ -287,6 +287,27 @@ def test_the_start_page_and_the_sign_in_reach_their_services(stack: Stack) -> No
     assert profile.status == 200 and b">Acme</a>" in profile.body  # a public membership
 
 
+def _console_pages() -> list[str]:
+    """Every page the console's route table serves under a repository, as acme/app's paths."""
+    from forge_releases.console.routes import console_routes
+
+    paths = []
+    for route in console_routes("/{owner}/{repo}"):
+        if route.method == "GET" and route.path.startswith("/{owner}/{repo}"):
+            path = route.path.replace("{owner}/{repo}", "acme/app").replace("{tag}", "v1.2.0")
+            paths.append(path)
+    return paths
+
+
+@pytest.mark.parametrize("path", _console_pages())
+def test_every_console_page_reaches_the_releases_service(stack: Stack, path: str) -> None:
+    """A console page that nginx does not route is its JSON 404 for everyone: every GET of the
+    console's route table answers the releases service's HTML page through the proxy."""
+    reply = stack.get(path, headers=ALICE)
+    assert reply.headers["Content-Type"].startswith("text/html"), (path, reply.status)
+    assert reply.status != 404, path
+
+
 def test_compat_roots_answer_json_404_in_the_github_and_gitea_shape(stack: Stack) -> None:
     """docs/compat.md: /api/v3/ and /api/v1/repos/ reach the releases service, whose 404 there is
     the version-1 body, as GitHub's and Gitea's."""

@@ -11,52 +11,20 @@ writer, a stranger alike. Answers are never stored (`Cache-Control: no-store`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from datetime import datetime
 from typing import Any
 
 from aiohttp import web
-from forge_common.access import Access
 from forge_common.audit import Entry, Filters, queries
 from forge_common.auth import viewer_of
-from forge_common.db import Queryable
-from forge_common.errors import AuthTokenMissing, NotFound, RepoNotFound
+from forge_common.errors import AuthTokenMissing, NotFound
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.render import json_response
 
-from ..errors import InvalidField
-from ..models import Resolved
 from ..read.handlers import link_header
-from ..read.params import Page, page_of
-from ..read.resolve import resolve
+from ..read.params import page_of
+from .reading import entries_of, filters_of, readable_log, text_of
 
 _NO_STORE = {"Cache-Control": "no-store"}
-
-
-def _since(raw: str | None) -> datetime | None:
-    if raw is None or raw == "":
-        return None
-    try:
-        moment = datetime.fromisoformat(raw.strip().replace("Z", "+00:00"))
-    except ValueError:
-        raise InvalidField("since", "must be an RFC 3339 time, e.g. 2026-11-29T00:00:00Z") from None
-    if moment.tzinfo is None:
-        raise InvalidField("since", "must name its time zone (Z or an offset)")
-    return moment
-
-
-def _text(query: Mapping[str, str], name: str) -> str | None:
-    value = query.get(name, "").strip()
-    return value if value and "\x00" not in value else None
-
-
-def filters_of(query: Mapping[str, str], repo_id: int | None) -> Filters:
-    return Filters(
-        repo_id=repo_id,
-        actor=_text(query, "actor"),
-        kind=_text(query, "kind"),
-        since=_since(query.get("since")),
-    )
 
 
 def rendered(entry: Entry) -> dict[str, Any]:
@@ -73,16 +41,6 @@ def rendered(entry: Entry) -> dict[str, Any]:
     }
 
 
-async def entries_of(pool: Queryable, filters: Filters, page: Page) -> tuple[int, list[Entry]]:
-    """The total the filters match and the page's entries, newest first (the API's and the
-    console's page alike)."""
-    total = await queries.count(pool, filters)
-    entries = []
-    if page.reachable:
-        entries = await queries.page(pool, filters, limit=page.limit, offset=page.offset)
-    return total, entries
-
-
 async def _page(request: web.Request, base: str, filters: Filters) -> web.Response:
     page = page_of(request.query)
     total, entries = await entries_of(request.app[DB_POOL], filters, page)
@@ -92,15 +50,6 @@ async def _page(request: web.Request, base: str, filters: Filters) -> web.Respon
     if link:
         headers["Link"] = link
     return json_response([rendered(e) for e in entries], headers=headers)
-
-
-async def readable_log(request: web.Request) -> Resolved:
-    """The repository of the path, for whoever may read its log (its admins, site admins): the
-    one decision of the API and the console's page."""
-    resolved = await resolve(request)  # 404 / 401 as for everything of a repository
-    if resolved.access < Access.ADMIN:
-        raise RepoNotFound()  # not even that there is a log: 404 as for a private repository
-    return resolved
 
 
 async def repo_audit(request: web.Request) -> web.Response:
@@ -127,7 +76,7 @@ async def admin_audit(request: web.Request) -> web.Response:
         raise AuthTokenMissing()
     if not viewer.is_admin:
         raise AuditNotFound()
-    repo = _text(request.query, "repo")
+    repo = text_of(request.query, "repo")
     repo_id = await _repo_id(request, repo) if repo else None
     base = f"{request.app[SETTINGS].app_url}api/v2/admin/audit"
     return await _page(request, base, filters_of(request.query, repo_id))

@@ -1,6 +1,6 @@
 """`/{owner}/{repo}/audit`: the repository's audit log in the console (docs/audit.md "Reading
 it"), newest first, paged and filtered by kind and actor as the API is: the API's own access
-decision and queries (audit_log/handlers.py, forge_common.audit.queries), rendered on the server.
+decision and queries (audit_log/reading.py, forge_common.audit.queries), rendered on the server.
 
 Nothing secret can show: the log never stores a credential (forge_common.audit.SECRET_FIELDS).
 """
@@ -16,7 +16,7 @@ from forge_common.audit import Entry
 from forge_common.keys import DB_POOL
 from forge_common.pages import page
 
-from ..audit_log.handlers import entries_of, filters_of, readable_log
+from ..audit_log.reading import entries_of, filters_of, readable_log
 from ..read.params import page_of
 from .forms import console_page
 from .releases import repo_context
