@@ -260,7 +260,9 @@ def entry(fake: FakePlugin | str, **extra: Any) -> dict[str, Any]:
     """A PLUGINS_FILE entry for `fake` with short deadlines (tests override them in `extra`)."""
     name = fake if isinstance(fake, str) else fake.name
     address = extra.pop("address", None) or (fake.address if not isinstance(fake, str) else "")
-    timeouts = {"HealthCheck": 0.5, "HandleHTTP": 1.0, "Initialize": 1.0, "Shutdown": 0.5}
+    # Initialize has room for a loaded machine: no test waits for it to run out (a fake that
+    # answers, answers at once), and one that ran out in 1 s left the plugin down, not failed.
+    timeouts = {"HealthCheck": 0.5, "HandleHTTP": 1.0, "Initialize": 10.0, "Shutdown": 0.5}
     timeouts.update(extra.pop("timeouts", {}))
     return {"name": name, "address": address, "config": {}, "timeouts": timeouts, **extra}
 

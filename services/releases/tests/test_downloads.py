@@ -351,8 +351,8 @@ async def test_download_counts_each_completed_full_download_once(
     await (await client.get("/owner/app/releases/latest/download/app-x64.zip")).read()  # 5th
     # visible in the API at once, before the batch is written
     assert (await asset_counts(client))["App-x64.zip"] == 5
-    written = await client.app[DOWNLOAD_COUNTER].flush(client.app[DB_POOL])
-    assert written == 5
+    # the app's own timer may have written some already on a slow machine: what is stored counts
+    await client.app[DOWNLOAD_COUNTER].flush(client.app[DB_POOL])
     assert await stored_count(db, "App-x64.zip") == 5
     assert (await asset_counts(client))["App-x64.zip"] == 5  # not counted twice
 
