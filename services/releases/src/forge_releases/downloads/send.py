@@ -36,7 +36,7 @@ from forge_common.outage import dependency
 from ..errors import AssetNotFound
 from ..keys import DOWNLOAD_COUNTER, INSIGHTS, RELEASE_CACHE, STORAGE
 from ..models import Asset
-from ..storage import BlobMissing, FolderStorage, S3Storage, Storage, StorageUnavailable
+from ..storage import BlobMissing, FolderStorage, Storage, StorageUnavailable
 from ..storage.base import STORAGE_DEPENDENCY, blob_key
 from . import zerocopy
 from .ranges import ByteRange
@@ -97,7 +97,7 @@ async def send(request: web.Request, download: Download) -> web.StreamResponse:
                 return _accel_redirect(request, accel, download)
             return await _sendfile(request, storage, download, part)
         redirect = request.app[SETTINGS].storage_redirect and not _keeps_redirects(request)
-        if isinstance(storage, S3Storage) and redirect and handoff:
+        if storage.presigns and redirect and handoff:
             return await _presigned_redirect(request, storage, download)
         return await _stream(request, read, download, part)
 
@@ -192,7 +192,7 @@ def _accel_redirect(request: web.Request, prefix: str, download: Download) -> we
 
 
 async def _presigned_redirect(
-    request: web.Request, storage: S3Storage, download: Download
+    request: web.Request, storage: Storage, download: Download
 ) -> web.StreamResponse:
     settings = request.app[SETTINGS]
     url = await storage.presigned_url(

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 from forge_common.config import ConfigError, Settings
 
 from .base import Blob, BlobMissing, BlobWriter, Storage, StorageUnavailable
 from .folder import FolderStorage
-from .s3 import S3Location, S3Storage
+
+if TYPE_CHECKING:
+    from .s3 import S3Storage
 
 __all__ = [
     "Blob",
@@ -47,6 +50,10 @@ def storage_at(url: str, settings: Settings) -> Storage:
     if parts.scheme == "s3":
         if not parts.netloc:
             raise ConfigError(f"STORAGE_URL: an s3 URL names its bucket: {url!r}")
+        # imported here: botocore costs every process that never uses S3 (each `forge` command,
+        # each replica on a folder) a fifth of a second of CPU at start
+        from .s3 import S3Location, S3Storage
+
         prefix = parts.path.strip("/")
         s3 = settings.s3
         return S3Storage(
@@ -78,3 +85,11 @@ def deterministic_bytes(name: str, size: int, chunk_size: int = 1 << 20) -> list
     if size % chunk_size:
         chunks.append(block[: size % chunk_size])
     return chunks
+
+
+def __getattr__(name: str) -> Any:
+    if name == "S3Storage":  # without importing botocore until it is asked for (storage_at)
+        from .s3 import S3Storage
+
+        return S3Storage
+    raise AttributeError(name)

@@ -95,6 +95,8 @@ class Storage(ABC):
     """One backend: folder.FolderStorage or s3.S3Storage (open_storage() picks it)."""
 
     url: str
+    # a store that hands out presigned URLs (S3): a download may be redirected to the store
+    presigns = False
 
     @abstractmethod
     async def writer(self) -> BlobWriter: ...
@@ -117,6 +119,12 @@ class Storage(ABC):
     @abstractmethod
     async def delete(self, sha256: str) -> None:
         """Remove a blob; nothing happens when there is none."""
+
+    async def presigned_url(
+        self, sha256: str, *, expires: int, disposition: str, content_type: str
+    ) -> str:
+        """A URL the store itself answers (only where `presigns`)."""
+        raise NotImplementedError(f"{type(self).__name__} hands out no URLs of its own")
 
     @abstractmethod
     async def sweep_incoming(self, older_than: float) -> int:

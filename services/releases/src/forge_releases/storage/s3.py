@@ -89,6 +89,8 @@ async def _call(operation: Awaitable[T]) -> T:
 
 
 class S3Storage(Storage):
+    presigns = True
+
     def __init__(self, location: S3Location) -> None:
         self.location = location
         self.url = f"s3://{location.bucket}/{location.prefix}"
