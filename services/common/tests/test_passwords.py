@@ -3,7 +3,7 @@ against it, so it must cost what a real account's hash costs today."""
 
 from __future__ import annotations
 
-from forge_common import passwords
+from forge_common.accounts import passwords
 
 
 def test_the_dummy_hash_is_made_with_todays_parameters() -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from . import logs
-from .admin.cli import add_admin_commands, main_admin
+from .accounts.cli import add_admin_commands, main_admin
 from .app import create_app
 from .config import ConfigError, Settings
 from .db import connect

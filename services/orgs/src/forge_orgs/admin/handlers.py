@@ -5,7 +5,7 @@ Checks in the order of every organization write (docs/access.md "The organizatio
 API"): anonymous 401, an organization (or a team of one) the caller may not see 404 exactly as one
 that does not exist, not an owner or site admin 403 with Gitea's words, then the body (400, 422),
 then what it names (404, 422), then conflicts (409, 422). The rows are written by
-`forge_common.admin`, which records the events.
+`forge_common.accounts`, which records the events.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 from aiohttp import web
-from forge_common import accounts, gitea_shapes
-from forge_common.accounts import Account
-from forge_common.admin import orgs as org_admin
-from forge_common.admin import repos as repo_admin
-from forge_common.admin import teams as team_admin
-from forge_common.admin.users import user_by_name
+from forge_common.accounts import gitea_shapes
+from forge_common.accounts import orgs as org_admin
+from forge_common.accounts import repos as repo_admin
+from forge_common.accounts import teams as team_admin
+from forge_common.accounts.models import Account, Repository, account_by_name, repository_by_name
+from forge_common.accounts.users import user_by_name
 from forge_common.auth import Viewer, viewer_of
 from forge_common.body import optional_bool, optional_str, read_json_object, required_str
 from forge_common.db import Conn, connection, transaction
@@ -36,7 +36,7 @@ from ..models import OrgView
 from ..overview.prepared import written
 
 MAX_TEXT = 255
-# a valid name no account may take (forge_common.admin.users.RESERVED_NAMES)
+# a valid name no account may take (forge_common.accounts.users.RESERVED_NAMES)
 NO_SUCH_ORG = "api"
 
 
@@ -48,7 +48,7 @@ def _text(data: Any, name: str) -> str:
 
 
 async def _org(conn: Conn, view: OrgView) -> Account:
-    account = await accounts.account_by_name(conn, view.org.name)
+    account = await account_by_name(conn, view.org.name)
     if account is None:
         raise TargetNotFound()
     return account
@@ -60,7 +60,7 @@ def _owner_only(view: OrgView) -> None:
 
 
 def _repo_json(
-    request: web.Request, owner: Account, repo: accounts.Repository, viewer: Viewer
+    request: web.Request, owner: Account, repo: Repository, viewer: Viewer
 ) -> dict[str, Any]:
     return gitea_shapes.repository(base_url(request), owner, repo, viewer, admin=True, push=True)
 
@@ -306,7 +306,7 @@ async def _team_repo(request: web.Request, present: bool) -> web.Response:
         name = request.match_info["repo"]
         repo = None
         if request.match_info["org"].lower() == org.name.lower() and is_repo_name(name):
-            repo = await accounts.repository_by_name(conn, org.id, name)
+            repo = await repository_by_name(conn, org.id, name)
         if repo is None:
             raise TargetNotFound()
         await team_admin.set_team_repo(conn, team, repo, present=present)

@@ -1,14 +1,14 @@
 """Organizations and their members (`POST /api/v1/orgs`, `DELETE /api/v1/orgs/{org}/members/...`).
 
-Membership is made through teams, as in Gitea (admin/teams.py); the creator of an organization is
+Membership is made through teams, as in Gitea (teams.py); the creator of an organization is
 its first owner."""
 
 from __future__ import annotations
 
-from ..accounts import Account
 from ..db import Conn
 from ..errors import Unprocessable
 from .events import record
+from .models import Account
 from .users import check_name, insert_account, lock_owners
 
 VISIBILITIES = ("public", "limited", "private")

@@ -9,11 +9,11 @@ from typing import Any
 
 import asyncpg
 
-from ..accounts import Account, Repository, repository_by_name
 from ..db import Conn
 from ..errors import Conflict, Unprocessable
 from ..names import is_repo_name
 from .events import record
+from .models import Account, Repository, repository_by_name
 
 MAX_DESCRIPTION = 2048  # Gitea's limit on a repository description
 EDITABLE = ("name", "description", "private", "public_landing", "public_releases", "archived")

@@ -17,10 +17,10 @@ from typing import Any
 
 import asyncpg
 
-from . import audit
-from .auth import hash_token
-from .db import Conn, Queryable, transaction
-from .scopes import SCOPE_PUBLISH
+from .. import audit
+from ..auth import hash_token
+from ..db import Conn, Queryable, transaction
+from ..scopes import SCOPE_PUBLISH
 
 # Gitea's scope names. `all` is everything the user may do; `write:X` includes `read:X`. And
 # forge's own `write:release` (scopes.SCOPE_PUBLISH): publishes releases, nothing else.

@@ -12,10 +12,10 @@ from typing import Any
 
 import asyncpg
 
-from ..accounts import Account, Repository
 from ..db import Conn, Queryable
 from ..errors import Unprocessable
 from .events import record
+from .models import Account, Repository
 from .orgs import ensure_member
 
 PERMISSIONS = ("read", "write", "admin")

@@ -12,7 +12,7 @@ import asyncio
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from .errors import AuthTokenInvalid
+from ..errors import AuthTokenInvalid
 
 # argon2-cffi's defaults are RFC 9106's "low memory" profile: argon2id, t=3, m=64 MiB, p=4.
 _HASHER = PasswordHasher()

@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
-from .auth import BY_SESSION, VIEWER, Viewer
-from .config import Settings
-from .keys import DB_POOL, SETTINGS
+from ..auth import BY_SESSION, VIEWER, Viewer
+from ..config import Settings
+from ..keys import DB_POOL, SETTINGS
 
 if TYPE_CHECKING:
-    from .db import Queryable
+    from ..db import Queryable
 
 # last_seen_at is written at most this often per session: a page view is a read, not a write.
 TOUCH_EVERY_SECONDS = 60

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from .names import is_account_name
+from ..names import is_account_name
 
 if TYPE_CHECKING:
-    from .db import Queryable
+    from ..db import Queryable
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,11 +26,11 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
-from .client_address import client_of, forwarded_entries
-from .db import Queryable
-from .errors import ApiError
-from .keys import DB_POOL, SETTINGS
-from .names import login_key
+from ..client_address import client_of, forwarded_entries
+from ..db import Queryable
+from ..errors import ApiError
+from ..keys import DB_POOL, SETTINGS
+from ..names import login_key
 
 PAIR_LIMIT = 5  # attempts per account name and address in a window before it is refused
 ADDRESS_LIMIT = 20  # per client address: one address trying many names

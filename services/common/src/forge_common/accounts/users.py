@@ -8,11 +8,11 @@ from datetime import datetime
 
 import asyncpg
 
-from ..accounts import Account, account_by_name
 from ..db import Conn, Queryable
 from ..errors import Unprocessable
 from ..names import display_name_problem, is_account_name
-from ..sessions import end_other_sessions
+from .models import Account, account_by_name
+from .sessions import end_other_sessions
 
 # Names that would shadow a route of this server (`/user/login`, `/api/...`, `/avatars/...`) or
 # that Gitea reserves: no account may take them. Gitea answers 422 "name is reserved".

@@ -20,13 +20,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..accounts import Account
 from ..db import Conn, connect
 from ..embedded_pg import EmbeddedPostgres
 from ..errors import ApiError
-from ..passwords import hash_password, password_problem
-from ..tokens import ScopeError, create_token, normalize_scopes
 from . import users
+from .models import Account
+from .passwords import hash_password, password_problem
+from .tokens import ScopeError, create_token, normalize_scopes
 
 # Gitea's alphabet for --random-password (modules/auth/password: lower, upper, digits)
 _RANDOM_ALPHABET = string.ascii_letters + string.digits
