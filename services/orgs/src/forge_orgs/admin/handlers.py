@@ -17,7 +17,8 @@ from forge_common.accounts import gitea_shapes
 from forge_common.accounts import orgs as org_admin
 from forge_common.accounts import repos as repo_admin
 from forge_common.accounts import teams as team_admin
-from forge_common.accounts.models import Account, Repository, account_by_name, repository_by_name
+from forge_common.accounts.models import Account, Repository
+from forge_common.accounts.queries import account_by_name, repository_by_name
 from forge_common.accounts.users import user_by_name
 from forge_common.auth import Viewer, viewer_of
 from forge_common.body import optional_bool, optional_str, read_json_object, required_str

@@ -10,7 +10,7 @@ from typing import Any
 from aiohttp import web
 from forge_common.accounts import orgs as org_admin
 from forge_common.accounts import repos as repo_admin
-from forge_common.accounts.models import account_by_name
+from forge_common.accounts.queries import account_by_name
 from forge_common.accounts.sessions import Session, session_of
 from forge_common.accounts.users import user_by_name
 from forge_common.csrf import checked_form, text_field

@@ -12,7 +12,8 @@ from functools import partial
 from typing import Any, Protocol
 
 from aiohttp import web
-from forge_common.accounts.models import Repository, repository_by_name
+from forge_common.accounts.models import Repository
+from forge_common.accounts.queries import repository_by_name
 from forge_common.errors import RepoNotFound
 from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL, SETTINGS

@@ -16,7 +16,8 @@ from aiohttp import web
 from forge_common.access import Access, access_facts
 from forge_common.accounts import gitea_shapes
 from forge_common.accounts import repos as repo_admin
-from forge_common.accounts.models import Account, Repository, account_by_name, repository_by_name
+from forge_common.accounts.models import Account, Repository
+from forge_common.accounts.queries import account_by_name, repository_by_name
 from forge_common.accounts.users import user_by_name
 from forge_common.auth import Viewer, viewer_of
 from forge_common.body import optional_bool, optional_str, read_json_object

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from aiohttp import web
 from forge_common.access import Access, access_facts, decide, owner_visible
-from forge_common.accounts.models import account_by_name, repository_by_name
+from forge_common.accounts.queries import account_by_name, repository_by_name
 from forge_common.auth import Viewer, viewer_of
 from forge_common.errors import AuthTokenMissing, RepoNotFound
 from forge_common.keys import DB_POOL
