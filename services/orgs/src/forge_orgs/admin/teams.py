@@ -1,12 +1,6 @@
-"""Gitea's organization administration (docs/accounts.md): create organizations and
-repositories, teams, team members and repositories, and remove organization members.
-
-Checks in the order of every organization write (docs/access.md "The organization profile
-API"): anonymous 401, an organization (or a team of one) the caller may not see 404 exactly as one
-that does not exist, not an owner or site admin 403 with Gitea's words, then the body (400, 422),
-then what it names (404, 422), then conflicts (409, 422). The rows are written by
-`forge_common.accounts`, which records the events.
-"""
+"""Teams of an organization, their members and repositories: `GET`/`POST /orgs/{org}/teams`,
+`GET /teams/{id}`, `PUT`/`DELETE /teams/{id}/members/{username}` and
+`/teams/{id}/repos/{org}/{repo}`."""
 
 from __future__ import annotations
 
@@ -14,13 +8,11 @@ from typing import Any
 
 from aiohttp import web
 from forge_common.accounts import gitea_shapes
-from forge_common.accounts import orgs as org_admin
-from forge_common.accounts import repos as repo_admin
 from forge_common.accounts import teams as team_admin
-from forge_common.accounts.models import Account, Repository
-from forge_common.accounts.queries import account_by_name, repository_by_name
+from forge_common.accounts.models import Account
+from forge_common.accounts.queries import repository_by_name
 from forge_common.accounts.users import user_by_name
-from forge_common.auth import Viewer, viewer_of
+from forge_common.auth import Viewer
 from forge_common.body import optional_bool, optional_str, read_json_object, required_str
 from forge_common.db import Conn, connection, transaction
 from forge_common.errors import PermissionDenied, Unprocessable
@@ -35,145 +27,10 @@ from ..errors import OrgNotFound
 from ..http import base_url, no_content
 from ..models import OrgView
 from ..overview.prepared import written
+from .common import org_account, owner_only, text_field
 
-MAX_TEXT = 255
 # a valid name no account may take (forge_common.accounts.users.RESERVED_NAMES)
 NO_SUCH_ORG = "api"
-
-
-def _text(data: Any, name: str) -> str:
-    value = optional_str(data, name) or ""
-    if len(value) > MAX_TEXT:
-        raise Unprocessable(f"{name} must be at most {MAX_TEXT} characters", field=name)
-    return value
-
-
-async def _org(conn: Conn, view: OrgView) -> Account:
-    account = await account_by_name(conn, view.org.name)
-    if account is None:
-        raise TargetNotFound()
-    return account
-
-
-def _owner_only(view: OrgView) -> None:
-    if not view.can_manage:
-        raise PermissionDenied("Must be an organization owner")  # Gitea's reqOrgOwnership
-
-
-def _repo_json(
-    request: web.Request, owner: Account, repo: Repository, viewer: Viewer
-) -> dict[str, Any]:
-    return gitea_shapes.repository(base_url(request), owner, repo, viewer, admin=True, push=True)
-
-
-# --- organizations -------------------------------------------------------------------------
-
-
-async def create_org(request: web.Request) -> web.Response:
-    viewer = signed_in(request)
-    data = await read_json_object(request)
-    name = required_str(data, "username")
-    fields = {
-        k: _text(data, k) for k in ("full_name", "email", "description", "website", "location")
-    }
-    visibility = optional_str(data, "visibility") or "public"
-    async with transaction(request.app[DB_POOL]) as conn:
-        creator = await user_by_name(conn, viewer.login)
-        if creator is None:
-            raise PermissionDenied("user not allowed to create organizations")
-        org = await org_admin.create_org(conn, creator, name=name, visibility=visibility, **fields)
-    written(request, org.id)
-    return json_response(
-        gitea_shapes.organization(base_url(request), org), status=201, headers=NO_STORE
-    )
-
-
-async def get_org(request: web.Request) -> web.Response:
-    """Gitea's `GET /orgs/{org}`: anyone who may see the organization (anonymous callers
-    included, for a public one); hidden is missing."""
-    viewer = viewer_of(request)
-    async with connection(request.app[DB_POOL]) as conn:
-        view = await org_for_read(conn, request.match_info["org"], viewer)
-        org = await _org(conn, view)
-    headers = {"Cache-Control": "private, no-cache", "Vary": "Authorization"}
-    return json_response(gitea_shapes.organization(base_url(request), org), headers=headers)
-
-
-async def remove_member(request: web.Request) -> web.Response:
-    viewer = signed_in(request)
-    async with transaction(request.app[DB_POOL]) as conn:
-        view = await org_for_read(conn, request.match_info["org"], viewer)
-        _owner_only(view)
-        user = await user_by_name(conn, request.match_info["username"])
-        if user is None:
-            raise TargetNotFound()
-        await org_admin.remove_member(conn, await _org(conn, view), user, viewer.id)
-    written(request, view.org.id)
-    return no_content()
-
-
-# --- repositories --------------------------------------------------------------------------
-
-
-def _repo_fields(data: Any) -> dict[str, Any]:
-    name = required_str(data, "name")
-    repo_admin.check_repo_name(name)
-    description = optional_str(data, "description") or ""
-    repo_admin.check_description(description)
-    return {
-        "name": name,
-        "description": description,
-        "private": bool(optional_bool(data, "private")),
-    }
-
-
-def _extras(data: Any) -> dict[str, Any]:
-    """forge's own fields a creation may set at once (who may read a private repository's
-    landing page and releases)."""
-    extras = {}
-    for name in ("public_landing", "public_releases"):
-        flag = optional_bool(data, name)
-        if flag:
-            extras[name] = flag
-    return extras
-
-
-async def _create_repo(
-    request: web.Request, conn: Conn, owner: Account, viewer: Viewer, data: Any
-) -> web.Response:
-    fields, extras = _repo_fields(data), _extras(data)
-    repo = await repo_admin.create_repo(conn, owner, viewer.id, **fields)
-    if extras:
-        repo = await repo_admin.update_repo(conn, owner, repo, viewer.id, extras)
-    return json_response(_repo_json(request, owner, repo, viewer), status=201, headers=NO_STORE)
-
-
-async def create_user_repo(request: web.Request) -> web.Response:
-    viewer = signed_in(request)
-    data = await read_json_object(request)
-    async with transaction(request.app[DB_POOL]) as conn:
-        owner = await user_by_name(conn, viewer.login)
-        if owner is None:
-            raise TargetNotFound()
-        return await _create_repo(request, conn, owner, viewer, data)
-
-
-async def create_org_repo(request: web.Request) -> web.Response:
-    viewer = signed_in(request)
-    async with transaction(request.app[DB_POOL]) as conn:
-        view = await org_for_read(conn, request.match_info["org"], viewer)
-        if not view.can_manage:
-            # Gitea's words (routers/api/v1/repo/repo.go CreateOrgRepo)
-            raise PermissionDenied(
-                "Given user is not allowed to create repository in organization."
-            )
-        data = await read_json_object(request)
-        response = await _create_repo(request, conn, await _org(conn, view), viewer, data)
-    written(request, view.org.id)
-    return response
-
-
-# --- teams ---------------------------------------------------------------------------------
 
 
 def _team_json(request: web.Request, team: team_admin.Team, org: Account) -> dict[str, Any]:
@@ -194,7 +51,7 @@ async def list_teams(request: web.Request) -> web.Response:
         view = await org_for_read(conn, request.match_info["org"], viewer)
         if not (view.is_member or viewer.is_admin):
             raise PermissionDenied("Must be an organization member")  # Gitea's reqOrgMembership
-        org = await _org(conn, view)
+        org = await org_account(conn, view)
         found = await team_admin.teams_of(conn, org.id)
     headers = {
         "Cache-Control": "private, no-cache",
@@ -225,13 +82,13 @@ async def create_team(request: web.Request) -> web.Response:
     viewer = signed_in(request)
     async with transaction(request.app[DB_POOL]) as conn:
         view = await org_for_read(conn, request.match_info["org"], viewer)
-        _owner_only(view)
+        owner_only(view)
         data = await read_json_object(request)
         name = required_str(data, "name")
-        description = _text(data, "description")
+        description = text_field(data, "description")
         # Gitea's Owners team: every repository of the organization, those made later too
         includes_all = bool(optional_bool(data, "includes_all_repositories"))
-        org = await _org(conn, view)
+        org = await org_account(conn, view)
         team = await team_admin.create_team(
             conn,
             org,
@@ -262,10 +119,10 @@ async def _team_for(
         raise TargetNotFound()
     team = found[0]
     if owners_only:
-        _owner_only(view)
+        owner_only(view)
     elif not (view.is_member or viewer.is_admin):
         raise PermissionDenied("Must be an organization member")
-    return team, view, await _org(conn, view)
+    return team, view, await org_account(conn, view)
 
 
 async def get_team(request: web.Request) -> web.Response:
