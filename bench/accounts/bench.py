@@ -4,8 +4,9 @@ session costs a page.
     .venv/bin/python bench/accounts/bench.py [--duration 10s] [--rounds 3] [--sign-ins 40]
                                              [--smoke]
 
-1. argon2id: one hash and one verification with forge_common.passwords' parameters (RFC 9106's
-   low-memory profile: t=3, m=64 MiB, p=4), timed in this process, median of `--sign-ins`.
+1. argon2id: one hash and one verification with forge_common.accounts.passwords' parameters
+   (RFC 9106's low-memory profile: t=3, m=64 MiB, p=4), timed in this process, median of
+   `--sign-ins`.
 2. Sign-in end to end: `POST /user/login` (form, CSRF token, throttle, argon2 verification, a new
    session) against `forge serve --service orgs`, one browser after another and then two at once
    (the machine's two cores): median and p99 latency, sign-ins per second.
@@ -33,9 +34,9 @@ from pathlib import Path
 import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
-from forge_common import passwords
+from forge_common.accounts import passwords
+from forge_common.accounts.sessions import start_session
 from forge_common.config import Settings
-from forge_common.sessions import start_session
 from harness import (
     Report,
     WrkRun,

@@ -28,9 +28,9 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
+from forge_common.accounts.sessions import start_session
 from forge_common.config import Settings
 from forge_common.db import connect
-from forge_common.sessions import start_session
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the API upload's benchmark

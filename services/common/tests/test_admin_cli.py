@@ -16,9 +16,9 @@ from typing import Any
 
 import asyncpg
 import pytest
+from forge_common.accounts.passwords import verify_password
 from forge_common.cli import main
 from forge_common.embedded_pg import EmbeddedPostgres, find_bindir
-from forge_common.passwords import verify_password
 from forge_testing.plugin import run_sync
 
 FORGE = str(Path(sys.executable).with_name("forge"))

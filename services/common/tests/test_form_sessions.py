@@ -14,11 +14,11 @@ from typing import Any
 
 import aiohttp
 import pytest
+from forge_common.accounts.tokens import create_token
 from forge_common.app import create_app
 from forge_common.keys import DB_POOL
 from forge_common.pages.render import is_page_handler
 from forge_common.service import installed_services
-from forge_common.tokens import create_token
 from forge_testing.browser import Browser, csrf_of
 
 SAFE = frozenset({"GET", "HEAD", "OPTIONS"})

@@ -11,9 +11,9 @@ import logging
 from typing import Any
 
 import pytest
+from forge_common.accounts.sessions import start_session
 from forge_common.app import create_app
 from forge_common.service import installed_services
-from forge_common.sessions import start_session
 from forge_testing.browser import Browser, csrf_of
 from yarl import URL
 

@@ -10,7 +10,7 @@ import logging
 from collections.abc import Iterator
 
 import pytest
-from forge_common import passwords
+from forge_common.accounts import passwords
 from forge_common.config import ConfigError, argon2_parameters
 
 
@@ -37,7 +37,7 @@ def test_the_default_dummy_hash_is_made_with_the_default_parameters() -> None:
 
 @pytest.mark.usefixtures("restore_parameters")
 def test_other_parameters_hash_with_them_and_the_dummy_follows(caplog) -> None:
-    with caplog.at_level(logging.WARNING, "forge_common.passwords"):
+    with caplog.at_level(logging.WARNING, "forge_common.accounts.passwords"):
         passwords.configure(argon2_parameters({"ARGON2_PARAMETERS": "t=4,m=9216,p=1"}))
     assert caplog.records == []  # OWASP's 9 MiB x 4 is enough
     stored = passwords.hash_password_sync("a password of some account")
@@ -49,7 +49,7 @@ def test_other_parameters_hash_with_them_and_the_dummy_follows(caplog) -> None:
 async def test_a_hash_of_other_parameters_still_verifies_and_is_remade(caplog) -> None:
     passwords.configure(passwords.DEFAULT_PARAMETERS)
     old = passwords.hash_password_sync("correct horse battery")
-    with caplog.at_level(logging.WARNING, "forge_common.passwords"):
+    with caplog.at_level(logging.WARNING, "forge_common.accounts.passwords"):
         passwords.configure(argon2_parameters({"ARGON2_PARAMETERS": "t=1,m=1024,p=1"}))
     assert "cheap to guess" in caplog.text
     assert await passwords.verify_password(old, "correct horse battery")

@@ -4,8 +4,8 @@ method needs, and what each scope holds."""
 from __future__ import annotations
 
 import pytest
+from forge_common.accounts.tokens import ScopeError, normalize_scopes
 from forge_common.scopes import ScopeMissing, allows, check_scopes, required_scope
-from forge_common.tokens import ScopeError, normalize_scopes
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from forge_common.accounts.passwords import verify_password
 from forge_common.cli import demo_sign_ins, main
-from forge_common.passwords import verify_password
 from forge_common.world import WorldError
 
 DEMO = Path(__file__).resolve().parents[3] / "demo" / "world.json"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from forge_common.admin.users import set_password, user_by_name
+from forge_common.accounts.passwords import hash_password
+from forge_common.accounts.users import set_password, user_by_name
 from forge_common.keys import DB_POOL
-from forge_common.passwords import hash_password
 
 
 def basic(user: str, password: str) -> str:

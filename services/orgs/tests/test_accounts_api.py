@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from forge_common import sign_in_throttle
-from forge_common.passwords import hash_password_sync
+from forge_common.accounts import sign_in_throttle
+from forge_common.accounts.passwords import hash_password_sync
 from forge_orgs.service import create_app
 
 from .accounts_support import basic

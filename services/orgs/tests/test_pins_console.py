@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from forge_common.sessions import start_session
+from forge_common.accounts.sessions import start_session
 from forge_testing.browser import Browser, csrf_of
 from yarl import URL
 

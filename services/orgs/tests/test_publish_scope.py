@@ -10,7 +10,8 @@ from typing import Any
 import aiohttp
 import pytest
 from aiohttp import web
-from forge_common import scopes, tokens
+from forge_common import scopes
+from forge_common.accounts import tokens
 from forge_orgs.service import create_app
 from forge_testing.browser import Browser
 

@@ -9,7 +9,7 @@ import hashlib
 from typing import Any
 
 import pytest
-from forge_common import passwords, sign_in_throttle
+from forge_common.accounts import passwords, sign_in_throttle
 from forge_orgs.service import create_app
 from forge_testing.browser import Browser, csrf_of
 
@@ -320,7 +320,7 @@ async def test_a_missing_account_costs_the_same_argon2_work_as_a_wrong_password(
     calls: list[str] = []
 
     class Counting:
-        """forge_common.passwords' hasher, counting its verifications."""
+        """forge_common.accounts.passwords' hasher, counting its verifications."""
 
         def __init__(self, real: Any) -> None:
             self.real = real

@@ -11,7 +11,7 @@ import dataclasses
 from typing import Any
 
 import pytest
-from forge_common import passwords, sign_in_throttle
+from forge_common.accounts import passwords, sign_in_throttle
 from forge_common.cli import main
 from forge_orgs.service import create_app
 from forge_testing.browser import Browser

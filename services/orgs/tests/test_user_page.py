@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 import pytest
-from forge_common.sessions import start_session
+from forge_common.accounts.sessions import start_session
 from forge_orgs.service import create_app
 
 VIEWERS = {

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from forge_common.accounts.sessions import start_session
 from forge_common.config import Settings
-from forge_common.sessions import start_session
 from forge_testing.browser import Browser
 from yarl import URL
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from forge_common import tokens
-from forge_common.admin.users import user_by_name
+from forge_common.accounts import tokens
+from forge_common.accounts.users import user_by_name
 
 from .support import rel
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from forge_common import tokens
-from forge_common.accounts import account_by_name
-from forge_common.admin import orgs as org_admin
+from forge_common.accounts import orgs as org_admin
+from forge_common.accounts import tokens
+from forge_common.accounts.queries import account_by_name
 from forge_common.auth import hash_token
 from forge_common.db import transaction
 from forge_common.keys import DB_POOL

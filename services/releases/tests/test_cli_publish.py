@@ -20,8 +20,8 @@ import aiohttp
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
-from forge_common import tokens
-from forge_common.admin.users import user_by_name
+from forge_common.accounts import tokens
+from forge_common.accounts.users import user_by_name
 from forge_common.cli import build_parser
 from forge_common.config import Settings
 from forge_common.service import installed_services

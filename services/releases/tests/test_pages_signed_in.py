@@ -9,8 +9,8 @@ import re
 from typing import Any
 
 import pytest
-from forge_common import tokens
-from forge_common.sessions import start_session
+from forge_common.accounts import tokens
+from forge_common.accounts.sessions import start_session
 
 from .support import CALLERS, REPO_KINDS, access_world, auth
 from .test_pages import PAGES, _main

@@ -13,7 +13,8 @@ import aiohttp
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
-from forge_common import scopes, tokens
+from forge_common import scopes
+from forge_common.accounts import tokens
 from forge_common.config import Settings
 from forge_releases.service import create_app
 from yarl import URL

@@ -19,10 +19,10 @@ Rules, strongest first:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncpg
 
@@ -136,3 +136,65 @@ async def access_to(
 ) -> Access:
     levels = await repository_access(conn, viewer, [repo_id], release_api=release_api)
     return levels.get(repo_id, Access.NONE)
+
+
+Row = TypeVar("Row", bound=Mapping[str, Any])
+
+
+async def readable(
+    conn: asyncpg.Connection[Any] | asyncpg.Pool, viewer: Viewer | None, rows: Sequence[Row]
+) -> list[Row]:
+    """The rows (each with a repository's `id`) of the repositories the viewer may read, in their
+    order: one `repository_access` call for all of them."""
+    levels = await repository_access(conn, viewer, [row["id"] for row in rows])
+    return [row for row in rows if levels.get(row["id"], Access.NONE) >= Access.READ]
+
+
+# the repositories the viewer belongs to (owner, organization member, collaborator, team member);
+# what they may read of them is `decide`'s answer (`readable`)
+_VIEWER_REPOSITORIES_SQL = """
+SELECT r.id, o.name AS owner, r.name, r.description
+  FROM core.repositories r JOIN core.accounts o ON o.id = r.owner_id
+ WHERE r.owner_id = $1
+    OR r.owner_id IN (SELECT org_id FROM core.org_members WHERE user_id = $1)
+    OR r.id IN (SELECT repo_id FROM core.collaborators WHERE user_id = $1)
+    OR r.id IN (SELECT tr.repo_id FROM core.team_repos tr
+                  JOIN core.team_members tm ON tm.team_id = tr.team_id WHERE tm.user_id = $1)
+ ORDER BY r.updated_at DESC, r.id DESC LIMIT $2
+"""
+
+
+async def repositories_of_viewer(
+    conn: asyncpg.Connection[Any] | asyncpg.Pool, viewer: Viewer, limit: int
+) -> list[dict[str, Any]]:
+    """The latest-updated `limit` repositories the viewer belongs to, those they may read of them
+    (`id`, `owner`, `name`, `description`), newest first."""
+    rows = [dict(row) for row in await conn.fetch(_VIEWER_REPOSITORIES_SQL, viewer.id, limit)]
+    return await readable(conn, viewer, rows)
+
+
+# `owner_visible`'s rule in SQL: a public organization to everyone, a limited one to the signed-in
+# ($2 not NULL), a private one to site admins ($3) and its members
+_VISIBLE_PUBLIC_MEMBERSHIPS_SQL = """
+SELECT o.name, o.full_name, o.description
+  FROM core.org_members m JOIN core.accounts o ON o.id = m.org_id
+ WHERE m.user_id = $1 AND m.public
+   AND (o.visibility = 'public'
+        OR (o.visibility = 'limited' AND $2::bigint IS NOT NULL)
+        OR $3
+        OR EXISTS (SELECT 1 FROM core.org_members v WHERE v.org_id = o.id AND v.user_id = $2))
+ ORDER BY lower(o.name)
+"""
+
+
+async def visible_public_memberships(
+    conn: asyncpg.Connection[Any] | asyncpg.Pool, user_id: int, viewer: Viewer | None
+) -> list[asyncpg.Record]:
+    """The organizations where `user_id`'s membership is public and which the viewer may see
+    (`name`, `full_name`, `description`), by name."""
+    return await conn.fetch(
+        _VISIBLE_PUBLIC_MEMBERSHIPS_SQL,
+        user_id,
+        viewer.id if viewer else None,
+        bool(viewer and viewer.is_admin),
+    )

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 from aiohttp import hdrs, web
 
-from . import sign_in_throttle
+from .accounts import sign_in_throttle
+from .accounts.passwords import MAX_LENGTH as MAX_PASSWORD_LENGTH
+from .accounts.passwords import PasswordTooLong, verify_password
 from .errors import AuthTokenInvalid
 from .keys import DB_POOL
 from .names import login_lookup
-from .passwords import MAX_LENGTH as MAX_PASSWORD_LENGTH
-from .passwords import PasswordTooLong, verify_password
 
 ALL_SCOPES: frozenset[str] = frozenset({"all"})
 

@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import logs, passwords
-from .admin.cli import add_admin_commands, main_admin
+from . import logs
+from .accounts import passwords
+from .accounts.cli import add_admin_commands, main_admin
 from .app import create_app
 from .config import ConfigError, Settings, argon2_parameters
 from .db import connect

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 
-from .passwords import DEFAULT_PARAMETERS, Argon2Parameters
+from .accounts.passwords import DEFAULT_PARAMETERS, Argon2Parameters
 
 ProxyNetwork = IPv4Network | IPv6Network
 # Every address: what the retired TRUST_FORWARDED_FOR=true meant (the peer is our nginx, whoever

@@ -10,7 +10,7 @@ Two independent checks, as OWASP's CSRF cheat sheet recommends:
    digest of the secret). Before sign-in (the sign-in form itself: login CSRF) the token is bound
    the same way to a random pre-session cookie.
 
-The JSON API needs neither: it never accepts the session cookie (forge_common.sessions).
+The JSON API needs neither: it never accepts the session cookie (forge_common.accounts.sessions).
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from urllib.parse import urlsplit
 from aiohttp import web
 from multidict import MultiDictProxy
 
+from .accounts.sessions import SESSION, is_https
 from .body import read_form
 from .errors import PermissionDenied
 from .keys import SETTINGS
-from .sessions import SESSION, is_https
 
 Form = MultiDictProxy[str]
 FIELD = "_csrf"  # Gitea's form field name

@@ -9,7 +9,9 @@ from . import openapi
 from .accounts import api as accounts
 from .accounts import settings as account_settings
 from .accounts import signin
-from .admin import handlers as org_admin
+from .admin import orgs as org_admin
+from .admin import repos as repo_admin
+from .admin import teams as team_admin
 from .groups import handlers as groups
 from .pages import create, pins_console
 from .pages import handlers as pages
@@ -50,22 +52,22 @@ def _add_api(app: web.Application) -> None:
             web.patch(f"{V1}/admin/users/{{username}}", accounts.edit_user),
             web.delete(f"{V1}/admin/users/{{username}}", accounts.delete_user),
             web.get(f"{V1}/user", accounts.current_user),
-            web.post(f"{V1}/user/repos", org_admin.create_user_repo),
+            web.post(f"{V1}/user/repos", repo_admin.create_user_repo),
             web.get(f"{V1}/users/{{username}}", accounts.get_user),
             web.get(f"{V1}/users/{{username}}/tokens", accounts.list_tokens),
             web.post(f"{V1}/users/{{username}}/tokens", accounts.create_token),
             web.delete(f"{V1}/users/{{username}}/tokens/{{token}}", accounts.delete_token),
             web.post(f"{V1}/orgs", org_admin.create_org),
             web.get(f"{V1}/orgs/{{org}}", org_admin.get_org),
-            web.post(f"{V1}/orgs/{{org}}/repos", org_admin.create_org_repo),
-            web.get(f"{V1}/orgs/{{org}}/teams", org_admin.list_teams),
-            web.post(f"{V1}/orgs/{{org}}/teams", org_admin.create_team),
+            web.post(f"{V1}/orgs/{{org}}/repos", repo_admin.create_org_repo),
+            web.get(f"{V1}/orgs/{{org}}/teams", team_admin.list_teams),
+            web.post(f"{V1}/orgs/{{org}}/teams", team_admin.create_team),
             web.delete(f"{V1}/orgs/{{org}}/members/{{username}}", org_admin.remove_member),
-            web.get(f"{V1}/teams/{{id}}", org_admin.get_team),
-            web.put(f"{V1}/teams/{{id}}/members/{{username}}", org_admin.add_team_member),
-            web.delete(f"{V1}/teams/{{id}}/members/{{username}}", org_admin.remove_team_member),
-            web.put(f"{V1}/teams/{{id}}/repos/{{org}}/{{repo}}", org_admin.add_team_repo),
-            web.delete(f"{V1}/teams/{{id}}/repos/{{org}}/{{repo}}", org_admin.remove_team_repo),
+            web.get(f"{V1}/teams/{{id}}", team_admin.get_team),
+            web.put(f"{V1}/teams/{{id}}/members/{{username}}", team_admin.add_team_member),
+            web.delete(f"{V1}/teams/{{id}}/members/{{username}}", team_admin.remove_team_member),
+            web.put(f"{V1}/teams/{{id}}/repos/{{org}}/{{repo}}", team_admin.add_team_repo),
+            web.delete(f"{V1}/teams/{{id}}/repos/{{org}}/{{repo}}", team_admin.remove_team_repo),
             web.get(f"{V1}/orgs/{{org}}/public_members/roles", profile.public_member_roles),
             web.put(f"{V1}/orgs/{{org}}/public_members/{{username}}", profile.publicize_member),
             web.delete(f"{V1}/orgs/{{org}}/public_members/{{username}}", profile.conceal_member),

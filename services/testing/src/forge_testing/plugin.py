@@ -26,7 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import pytest
-from forge_common import passwords
+from forge_common.accounts import passwords
 from forge_common.config import Settings, argon2_parameters
 from forge_common.db import connect
 from forge_common.embedded_pg import EmbeddedPostgres
@@ -45,7 +45,7 @@ TEMPLATE = f"forge_template_{worker_name()}"
 # holds the default parameters (docs/accounts.md "Passwords").
 TEST_ARGON2_PARAMETERS = "t=1,m=1024,p=1"
 os.environ.setdefault("ARGON2_PARAMETERS", TEST_ARGON2_PARAMETERS)
-logging.getLogger("forge_common.passwords").setLevel(logging.ERROR)
+logging.getLogger("forge_common.accounts.passwords").setLevel(logging.ERROR)
 passwords.configure(argon2_parameters(os.environ))
 _counter = itertools.count()
 

@@ -28,7 +28,7 @@ class Origin:
 SYSTEM = Origin(None, "system")
 
 # The request being handled (set by forge_common.middleware): code deep below a handler (the
-# account functions of forge_common.admin, tokens.py) records the origin of its change from it.
+# account functions of forge_common.accounts, tokens.py) records the origin of its change from it.
 request_var: contextvars.ContextVar[web.Request | None] = contextvars.ContextVar(
     "forge_audit_request", default=None
 )

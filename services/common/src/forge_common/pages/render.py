@@ -15,13 +15,13 @@ import aiohttp_jinja2
 import jinja2
 from aiohttp import hdrs, web
 
+from ..accounts.sessions import SESSION, attach_session, session_of
 from ..auth import viewer_of
 from ..csrf import csrf_token, set_pre_session_cookie
 from ..errors import ApiError, PermissionDenied
 from ..health import unavailable
 from ..keys import SETTINGS
 from ..scopes import check_page_scopes
-from ..sessions import SESSION, attach_session, session_of
 from ..units import human_size
 from .markdown import render_markdown
 from .return_to import sign_in_url

@@ -9,8 +9,8 @@ from typing import Any
 import asyncpg
 
 from .. import checks
+from ..accounts.passwords import hash_password_sync, password_problem
 from ..auth import hash_token
-from ..passwords import hash_password_sync, password_problem
 
 MAX_TOKEN_LENGTH = 512  # what authentication accepts in an Authorization header
 

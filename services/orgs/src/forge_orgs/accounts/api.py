@@ -9,9 +9,9 @@ Token routes want basic authentication with the user's password, as Gitea's
 from __future__ import annotations
 
 from aiohttp import web
-from forge_common import gitea_shapes, tokens
-from forge_common.accounts import Account
-from forge_common.admin import users
+from forge_common.accounts import gitea_shapes, tokens, users
+from forge_common.accounts.models import Account
+from forge_common.accounts.passwords import hash_password, password_problem
 from forge_common.auth import BY_PASSWORD, Viewer, viewer_of
 from forge_common.body import (
     optional_bool,
@@ -30,7 +30,6 @@ from forge_common.errors import (
 )
 from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL
-from forge_common.passwords import hash_password, password_problem
 from forge_common.render import json_response
 
 from ..http import base_url

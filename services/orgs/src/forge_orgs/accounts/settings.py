@@ -1,15 +1,15 @@
 """The signed-in user's settings pages (Gitea's paths and form fields):
 
-- `/user/settings/applications`: access tokens, made through forge_common.tokens like the API's
-  and `forge admin user generate-access-token`; a new token is shown once, on the answer to the
-  post that made it (`Cache-Control: no-store`), and never again;
+- `/user/settings/applications`: access tokens, made through forge_common.accounts.tokens like the
+  API's and `forge admin user generate-access-token`; a new token is shown once, on the answer to
+  the post that made it (`Cache-Control: no-store`), and never again;
 - `/user/settings/account`: change the password (`old_password`, `password`, `retype`);
 - `/user/settings/change_password`: the new password a user must choose at first sign-in
   (`password`, `retype`).
 
 Only a browser session reaches them (a token cannot: its forms would need a CSRF token bound to
 a session), and every post is checked by forge_common.csrf. A new password ends every other
-session of the user (forge_common.sessions.end_other_sessions).
+session of the user (forge_common.accounts.sessions.end_other_sessions).
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from __future__ import annotations
 from typing import Any
 
 from aiohttp import web
-from forge_common import passwords, sign_in_throttle, tokens
+from forge_common.accounts import passwords, sign_in_throttle, tokens
+from forge_common.accounts.sessions import Session, end_other_sessions, session_of
 from forge_common.csrf import checked_form, text_field
 from forge_common.errors import AuthTokenMissing
 from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL
 from forge_common.pages import page, page_response, see_other
-from forge_common.sessions import Session, end_other_sessions, session_of
 
 from .queries import password_hash_of, set_password_hash
 

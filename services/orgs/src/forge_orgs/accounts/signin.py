@@ -1,22 +1,18 @@
 """GET/POST /user/login and POST /user/logout (Gitea's paths and form fields: `user_name`,
 `password`, `_csrf`, `redirect_to`).
 
-A sign-in is counted before its password is checked (forge_common.sign_in_throttle) and checks
-the password even for a name nobody has (forge_common.passwords costs the same), so neither the
-answer nor its timing tells an existing account from a missing one. A success starts a new
-session (a new id, whatever cookie came in: no session fixation) and ends the one the browser had.
+A sign-in is counted before its password is checked (forge_common.accounts.sign_in_throttle) and
+checks the password even for a name nobody has (forge_common.accounts.passwords costs the same), so
+neither the answer nor its timing tells an existing account from a missing one. A success starts a
+new session (a new id, whatever cookie came in: no session fixation) and ends the one the browser
+had.
 """
 
 from __future__ import annotations
 
 from aiohttp import web
-from forge_common import passwords, sign_in_throttle
-from forge_common.csrf import checked_form, csrf_token, text_field
-from forge_common.keys import DB_POOL, SETTINGS
-from forge_common.pages import page, page_response, see_other
-from forge_common.pages.render import CHANGE_PASSWORD_PATH
-from forge_common.pages.return_to import safe_return_path
-from forge_common.sessions import (
+from forge_common.accounts import passwords, sign_in_throttle
+from forge_common.accounts.sessions import (
     clear_session_cookie,
     cookie_of,
     end_session,
@@ -24,6 +20,11 @@ from forge_common.sessions import (
     set_session_cookie,
     start_session,
 )
+from forge_common.csrf import checked_form, csrf_token, text_field
+from forge_common.keys import DB_POOL, SETTINGS
+from forge_common.pages import page, page_response, see_other
+from forge_common.pages.render import CHANGE_PASSWORD_PATH
+from forge_common.pages.return_to import safe_return_path
 
 from .queries import credentials, set_password_hash
 

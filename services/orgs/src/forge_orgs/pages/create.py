@@ -1,6 +1,6 @@
 """Gitea's "New organization" (`/org/create`) and "New repository" (`/repo/create`) pages, with
 Gitea's form fields: the same rows and checks as `POST /api/v1/orgs` and
-`POST /api/v1/orgs/{org}/repos` (forge_common.admin), for a signed-in browser session; every post
+`POST /api/v1/orgs/{org}/repos` (forge_common.accounts), for a signed-in browser session; every post
 is checked by forge_common.csrf (docs/accounts.md "In the browser")."""
 
 from __future__ import annotations
@@ -8,16 +8,16 @@ from __future__ import annotations
 from typing import Any
 
 from aiohttp import web
-from forge_common.accounts import account_by_name
-from forge_common.admin import orgs as org_admin
-from forge_common.admin import repos as repo_admin
-from forge_common.admin.users import user_by_name
+from forge_common.accounts import orgs as org_admin
+from forge_common.accounts import repos as repo_admin
+from forge_common.accounts.queries import account_by_name
+from forge_common.accounts.sessions import Session, session_of
+from forge_common.accounts.users import user_by_name
 from forge_common.csrf import checked_form, text_field
 from forge_common.db import transaction
 from forge_common.errors import ApiError, AuthTokenMissing, Unprocessable
 from forge_common.keys import DB_POOL
 from forge_common.pages import page, page_response, see_other
-from forge_common.sessions import Session, session_of
 
 from ..accounts.queries import OwnedOrg, orgs_owned_by
 from ..overview.prepared import written

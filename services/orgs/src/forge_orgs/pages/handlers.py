@@ -14,12 +14,12 @@ from typing import Any
 import aiohttp_jinja2
 import orjson
 from aiohttp import web
+from forge_common.accounts.sessions import session_of
 from forge_common.auth import viewer_of
 from forge_common.conditional import none_match, not_modified, quoted
 from forge_common.errors import NotFound
 from forge_common.names import is_account_name
 from forge_common.pages import html_errors, page, page_context, page_headers
-from forge_common.sessions import session_of
 
 from ..errors import OrgNotFound
 from ..http import base_url

@@ -11,12 +11,9 @@ the organization page's 404, so the two cannot be told apart.
 
 from __future__ import annotations
 
-from typing import Any
-
 from aiohttp import web
-from forge_common.access import Access, repository_access
-from forge_common.auth import Viewer, viewer_of
-from forge_common.db import Queryable
+from forge_common.access import readable, visible_public_memberships
+from forge_common.auth import viewer_of
 from forge_common.keys import DB_POOL
 from forge_common.pages import page_response
 
@@ -33,24 +30,6 @@ SELECT id, name, description, private FROM core.repositories
  WHERE owner_id = $1 ORDER BY lower(name) LIMIT 200
 """
 
-# public memberships in organizations the viewer may see (forge_common.access.owner_visible's rule)
-_ORGS = """
-SELECT o.name, o.full_name, o.description
-  FROM core.org_members m JOIN core.accounts o ON o.id = m.org_id
- WHERE m.user_id = $1 AND m.public
-   AND (o.visibility = 'public'
-        OR (o.visibility = 'limited' AND $2::bigint IS NOT NULL)
-        OR $3
-        OR EXISTS (SELECT 1 FROM core.org_members v WHERE v.org_id = o.id AND v.user_id = $2))
- ORDER BY lower(o.name)
-"""
-
-
-async def _readable_repos(db: Queryable, owner_id: int, viewer: Viewer | None) -> list[Any]:
-    rows = await db.fetch(_REPOS, owner_id)
-    levels = await repository_access(db, viewer, [row["id"] for row in rows])
-    return [row for row in rows if levels.get(row["id"], Access.NONE) >= Access.READ]
-
 
 async def user_page(request: web.Request, name: str) -> web.StreamResponse | None:
     """The profile of user `name`; None when there is no such user."""
@@ -60,10 +39,8 @@ async def user_page(request: web.Request, name: str) -> web.StreamResponse | Non
         return None
     viewer = viewer_of(request)
     base = base_url(request)
-    repos = await _readable_repos(pool, user["id"], viewer)
-    orgs = await pool.fetch(
-        _ORGS, user["id"], viewer.id if viewer else None, bool(viewer and viewer.is_admin)
-    )
+    repos = await readable(pool, viewer, await pool.fetch(_REPOS, user["id"]))
+    orgs = await visible_public_memberships(pool, user["id"], viewer)
     profile = render.user(base, user["id"], user["name"], user["full_name"])
     context = {
         "user": profile,

@@ -5,7 +5,7 @@ gives."""
 from __future__ import annotations
 
 import asyncpg
-from forge_common.accounts import repository_by_name
+from forge_common.accounts.queries import repository_by_name
 from forge_common.db import Conn
 from forge_common.errors import RepoNotFound, Unprocessable
 from forge_common.names import is_repo_name

@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from forge_common.accounts import Repository
+from forge_common.accounts.models import Repository
 
 from ..counter import DownloadCounter
 from ..models import Asset, Release, RepoRef

@@ -12,7 +12,8 @@ from functools import partial
 from typing import Any, Protocol
 
 from aiohttp import web
-from forge_common import accounts
+from forge_common.accounts.models import Repository
+from forge_common.accounts.queries import repository_by_name
 from forge_common.errors import RepoNotFound
 from forge_common.ids import positive_int64
 from forge_common.keys import DB_POOL, SETTINGS
@@ -128,11 +129,9 @@ async def _assets(request: web.Request, shape: Shape) -> web.Response:
     return json_answer(request, data, resolved.public and not release.draft)
 
 
-async def _repository(request: web.Request) -> tuple[Resolved, accounts.Repository]:
+async def _repository(request: web.Request) -> tuple[Resolved, Repository]:
     resolved = await resolve(request)
-    repo = await accounts.repository_by_name(
-        request.app[DB_POOL], resolved.ref.owner_id, resolved.ref.name
-    )
+    repo = await repository_by_name(request.app[DB_POOL], resolved.ref.owner_id, resolved.ref.name)
     if repo is None:  # deleted since it was resolved
         raise RepoNotFound()
     return resolved, repo

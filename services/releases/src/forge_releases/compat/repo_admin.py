@@ -5,7 +5,7 @@ public_releases), `DELETE`, and `PUT`/`DELETE .../collaborators/{collaborator}`.
 Order, as every write of the release API (docs/access.md "Writes on the release API"): the
 repository is resolved exactly as a read (a repository the caller may not read is 404, as one that
 does not exist), then anonymous 401, then too little access 403 with Gitea's words, then the body
-(422), then what it names. The core rows are written by `forge_common.admin.repos`.
+(422), then what it names. The core rows are written by `forge_common.accounts.repos`.
 """
 
 from __future__ import annotations
@@ -13,10 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 from aiohttp import web
-from forge_common import accounts, gitea_shapes
 from forge_common.access import Access, access_facts
-from forge_common.admin import repos as repo_admin
-from forge_common.admin.users import user_by_name
+from forge_common.accounts import gitea_shapes
+from forge_common.accounts import repos as repo_admin
+from forge_common.accounts.models import Account, Repository
+from forge_common.accounts.queries import account_by_name, repository_by_name
+from forge_common.accounts.users import user_by_name
 from forge_common.auth import Viewer, viewer_of
 from forge_common.body import optional_bool, optional_str, read_json_object
 from forge_common.db import transaction
@@ -54,17 +56,11 @@ def _require_admin(resolved: Resolved) -> None:
         )
 
 
-async def repository_rows(
-    request: web.Request, resolved: Resolved
-) -> tuple[accounts.Account, accounts.Repository]:
+async def repository_rows(request: web.Request, resolved: Resolved) -> tuple[Account, Repository]:
     """The owner's and the repository's rows of a resolved repository (404 if gone since)."""
     pool = request.app[DB_POOL]
-    owner = await accounts.account_by_name(pool, resolved.ref.owner)
-    repo = (
-        None
-        if owner is None
-        else await accounts.repository_by_name(pool, owner.id, resolved.ref.name)
-    )
+    owner = await account_by_name(pool, resolved.ref.owner)
+    repo = None if owner is None else await repository_by_name(pool, owner.id, resolved.ref.name)
     if owner is None or repo is None:  # gone since it was resolved
         raise RepoNotFound()
     return owner, repo
@@ -89,7 +85,7 @@ def _edits(data: dict[str, Any]) -> dict[str, Any]:
 
 async def edit_repository(
     request: web.Request, resolved: Resolved, viewer: Viewer, changes: dict[str, Any]
-) -> tuple[accounts.Account, accounts.Repository]:
+) -> tuple[Account, Repository]:
     """The one write of a repository's settings, validated by the caller: Gitea's `PATCH` and
     the console's settings page. Its event, and every replica's cache told."""
     owner, repo = await repository_rows(request, resolved)
@@ -133,7 +129,7 @@ async def delete_repo(request: web.Request) -> web.Response:
     return web.Response(status=204)
 
 
-async def _collaborator(request: web.Request) -> accounts.Account:
+async def _collaborator(request: web.Request) -> Account:
     name = request.match_info["collaborator"]
     user = await user_by_name(request.app[DB_POOL], name)
     if user is None:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from aiohttp import web
 from forge_common.access import Access
+from forge_common.accounts.sessions import session_of
 from forge_common.auth import Viewer, viewer_of
 from forge_common.errors import AuthTokenMissing
-from forge_common.sessions import session_of
 
 from ..errors import NoPublishAccess
 from ..models import Resolved

@@ -15,8 +15,8 @@ page and not fetch its files. Only a GET of bytes: nothing here changes state.
 from __future__ import annotations
 
 from aiohttp import web
+from forge_common.accounts.sessions import attach_session, has_session_cookie
 from forge_common.keys import DB_POOL
-from forge_common.sessions import attach_session, has_session_cookie
 
 from ..errors import AssetNotFound, ReleaseNotFound
 from ..models import Resolved

@@ -14,9 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from aiohttp import web
-from forge_common.access import Access, repository_access
-from forge_common.auth import Viewer, viewer_of
-from forge_common.db import Queryable
+from forge_common.access import repositories_of_viewer
+from forge_common.auth import viewer_of
 from forge_common.keys import DB_POOL, SETTINGS
 from forge_common.pages import page, page_response
 
@@ -40,25 +39,6 @@ SELECT r.id, o.name AS owner, r.name, r.description
  ORDER BY r.updated_at DESC, r.id DESC LIMIT $1
 """
 
-# the repositories the viewer belongs to (owner, organization member, collaborator, team member);
-# what they may read of them is the access resolver's decision
-_MINE = """
-SELECT r.id, o.name AS owner, r.name, r.description
-  FROM core.repositories r JOIN core.accounts o ON o.id = r.owner_id
- WHERE r.owner_id = $1
-    OR r.owner_id IN (SELECT org_id FROM core.org_members WHERE user_id = $1)
-    OR r.id IN (SELECT repo_id FROM core.collaborators WHERE user_id = $1)
-    OR r.id IN (SELECT tr.repo_id FROM core.team_repos tr
-                  JOIN core.team_members tm ON tm.team_id = tr.team_id WHERE tm.user_id = $1)
- ORDER BY r.updated_at DESC, r.id DESC LIMIT $2
-"""
-
-
-async def _mine(db: Queryable, viewer: Viewer) -> list[dict[str, Any]]:
-    rows = [dict(row) for row in await db.fetch(_MINE, viewer.id, LIMIT)]
-    levels = await repository_access(db, viewer, [row["id"] for row in rows])
-    return [row for row in rows if levels.get(row["id"], Access.NONE) >= Access.READ]
-
 
 async def _with_latest(request: web.Request, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     app_url = request.app[SETTINGS].app_url
@@ -80,7 +60,9 @@ async def start_page(request: web.Request) -> web.StreamResponse:
     orgs = [dict(row) for row in await pool.fetch(_PUBLIC_ORGS, LIMIT)]
     public = [dict(row) for row in await pool.fetch(_PUBLIC_REPOS, LIMIT)]
     repos = await _with_latest(request, public)
-    mine = await _with_latest(request, await _mine(pool, viewer)) if viewer else None
+    mine = None
+    if viewer is not None:
+        mine = await _with_latest(request, await repositories_of_viewer(pool, viewer, LIMIT))
     app_url = request.app[SETTINGS].app_url
     context = {
         "orgs": orgs,

@@ -24,8 +24,8 @@ response time tells the two apart.
 from __future__ import annotations
 
 from aiohttp import web
-from forge_common import accounts
 from forge_common.access import Access, access_facts, decide, owner_visible
+from forge_common.accounts.queries import account_by_name, repository_by_name
 from forge_common.auth import Viewer, viewer_of
 from forge_common.errors import AuthTokenMissing, RepoNotFound
 from forge_common.keys import DB_POOL
@@ -63,9 +63,9 @@ async def _lookup(app: web.Application, owner: str, repo: str) -> RepoEntry | No
     pool = app[DB_POOL]
     entry = None
     # the same three queries whether the owner and the repository exist or not (timing)
-    account = await accounts.account_by_name(pool, owner)
+    account = await account_by_name(pool, owner)
     account_id = account.id if account is not None else NO_ID
-    repository = await accounts.repository_by_name(pool, account_id, repo)
+    repository = await repository_by_name(pool, account_id, repo)
     repo_id = repository.id if repository is not None else NO_ID
     facts = (await access_facts(pool, None, [repo_id])).get(repo_id)
     if account is not None and repository is not None and facts is not None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from .accounts import Account, Repository
-from .auth import Viewer
+from ..auth import Viewer
+from .models import Account, Repository
 from .tokens import AccessToken
 
 JSON = dict[str, Any]

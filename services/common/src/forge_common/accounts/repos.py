@@ -9,11 +9,13 @@ from typing import Any
 
 import asyncpg
 
-from ..accounts import Account, Repository, repository_by_name
 from ..db import Conn
 from ..errors import Conflict, Unprocessable
 from ..names import is_repo_name
+from . import queries
 from .events import record
+from .models import Account, Repository
+from .queries import repository_by_name
 
 MAX_DESCRIPTION = 2048  # Gitea's limit on a repository description
 EDITABLE = ("name", "description", "private", "public_landing", "public_releases", "archived")
@@ -66,8 +68,7 @@ async def create_repo(
     try:
         async with conn.transaction():
             await conn.execute(
-                """INSERT INTO core.repositories (owner_id, name, description, private)
-                   VALUES ($1, $2, $3, $4)""",
+                queries.INSERT_REPOSITORY,
                 owner.id,
                 name,
                 description,
@@ -97,11 +98,10 @@ async def update_repo(
         return repo
     if "name" in changed:
         check_repo_name(changed["name"])
-    sets = ", ".join(f"{column} = ${i}" for i, column in enumerate(changed, start=2))
     try:
         async with conn.transaction():
             await conn.execute(
-                f"UPDATE core.repositories SET {sets}, updated_at = now() WHERE id = $1",
+                queries.update_repository_sql(changed),
                 repo.id,
                 *changed.values(),
             )
@@ -125,7 +125,7 @@ async def update_repo(
 
 
 async def delete_repo(conn: Conn, owner: Account, repo: Repository, actor_id: int) -> None:
-    await conn.execute("DELETE FROM core.repositories WHERE id = $1", repo.id)
+    await conn.execute(queries.DELETE_REPOSITORY, repo.id)
     # the envelope's repo_id would name a row that is gone: the payload carries it
     await record(
         conn,
@@ -139,15 +139,7 @@ async def delete_repo(conn: Conn, owner: Account, repo: Repository, actor_id: in
 async def set_collaborator(
     conn: Conn, owner: Account, repo: Repository, user: Account, permission: str, actor_id: int
 ) -> None:
-    before = await conn.fetchval(
-        """INSERT INTO core.collaborators (repo_id, user_id, permission) VALUES ($1, $2, $3)
-           ON CONFLICT (repo_id, user_id) DO UPDATE SET permission = EXCLUDED.permission
-           RETURNING (SELECT permission FROM core.collaborators
-                       WHERE repo_id = $1 AND user_id = $2)""",
-        repo.id,
-        user.id,
-        permission,
-    )
+    before = await conn.fetchval(queries.SET_COLLABORATOR, repo.id, user.id, permission)
     if before == permission:
         return
     await record(
@@ -164,11 +156,7 @@ async def set_collaborator(
 async def remove_collaborator(
     conn: Conn, owner: Account, repo: Repository, user: Account, actor_id: int
 ) -> bool:
-    removed = await conn.fetchval(
-        "DELETE FROM core.collaborators WHERE repo_id = $1 AND user_id = $2 RETURNING true",
-        repo.id,
-        user.id,
-    )
+    removed = await conn.fetchval(queries.DELETE_COLLABORATOR, repo.id, user.id)
     if removed:
         await record(
             conn,

@@ -17,10 +17,11 @@ from typing import Any
 
 import asyncpg
 
-from . import audit
-from .auth import hash_token
-from .db import Conn, Queryable, transaction
-from .scopes import SCOPE_PUBLISH
+from .. import audit
+from ..auth import hash_token
+from ..db import Conn, Queryable, transaction
+from ..scopes import SCOPE_PUBLISH
+from . import queries
 
 # Gitea's scope names. `all` is everything the user may do; `write:X` includes `read:X`. And
 # forge's own `write:release` (scopes.SCOPE_PUBLISH): publishes releases, nothing else.
@@ -47,9 +48,6 @@ def new_token_secret() -> str:
     return secrets.token_hex(20)
 
 
-_COLUMNS = "id, name, scopes, token_last_eight, created_at, last_used_at"
-
-
 def _token(row: object) -> AccessToken:
     values = dict(row)  # type: ignore[call-overload]
     values["scopes"] = tuple(values["scopes"])
@@ -70,7 +68,7 @@ async def _transaction(db: Queryable) -> AsyncIterator[Conn]:
 async def _audit(conn: Conn, kind: str, user_id: int, changes: dict[str, tuple[Any, Any]]) -> None:
     """The token's audit entry: its id, name and scopes, never the token nor any part of it.
     The actor is whoever made the request (an admin may make another user's token)."""
-    owner = await conn.fetchval("SELECT name FROM core.accounts WHERE id = $1", user_id)
+    owner = await conn.fetchval(queries.ACCOUNT_NAME_BY_ID, user_id)
     await audit.record_here(
         conn, kind=kind, target=f"user {owner}", changes=changes, actor_id=user_id
     )
@@ -93,10 +91,7 @@ async def _insert(
     conn: Conn, user_id: int, name: str, secret: str, scopes: tuple[str, ...]
 ) -> AccessToken | None:
     row = await conn.fetchrow(
-        f"""INSERT INTO core.access_tokens (user_id, name, token_sha256, scopes, token_last_eight)
-            VALUES ($1, $2, $3, $4, $5)
-            ON CONFLICT DO NOTHING
-            RETURNING {_COLUMNS}""",
+        queries.INSERT_TOKEN,
         user_id,
         name,
         hash_token(secret),
@@ -107,9 +102,7 @@ async def _insert(
 
 
 async def tokens_of(db: Queryable, user_id: int) -> list[AccessToken]:
-    rows = await db.fetch(
-        f"SELECT {_COLUMNS} FROM core.access_tokens WHERE user_id = $1 ORDER BY id", user_id
-    )
+    rows = await db.fetch(queries.TOKENS_OF, user_id)
     return [_token(row) for row in rows]
 
 
@@ -117,13 +110,10 @@ async def delete_token(db: Queryable, user_id: int, token_id_or_name: int | str)
     """Delete one of the user's tokens by id or by name; False when there is no such token."""
     if isinstance(token_id_or_name, str) and "\x00" in token_id_or_name:
         return False  # no name holds a NUL (PostgreSQL text cannot)
-    by = "id = $2" if isinstance(token_id_or_name, int) else "lower(name) = lower($2)"
+    by_id = isinstance(token_id_or_name, int)
+    sql = queries.DELETE_TOKEN_BY_ID if by_id else queries.DELETE_TOKEN_BY_NAME
     async with _transaction(db) as conn:
-        rows = await conn.fetch(
-            f"DELETE FROM core.access_tokens WHERE user_id = $1 AND {by} RETURNING id, name",
-            user_id,
-            token_id_or_name,
-        )
+        rows = await conn.fetch(sql, user_id, token_id_or_name)
         for row in rows:
             changes = {"token_id": (row["id"], None), "name": (row["name"], None)}
             await _audit(conn, "token.deleted", user_id, changes)

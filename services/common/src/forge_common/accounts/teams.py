@@ -12,10 +12,11 @@ from typing import Any
 
 import asyncpg
 
-from ..accounts import Account, Repository
 from ..db import Conn, Queryable
 from ..errors import Unprocessable
+from . import queries
 from .events import record
+from .models import Account, Repository
 from .orgs import ensure_member
 
 PERMISSIONS = ("read", "write", "admin")
@@ -32,24 +33,14 @@ class Team:
     includes_all_repositories: bool = False
 
 
-_COLUMNS = "id, org_id, name, description, permission, includes_all_repositories"
-
-
 async def teams_of(db: Queryable, org_id: int) -> list[Team]:
-    rows = await db.fetch(
-        f"SELECT {_COLUMNS} FROM core.teams WHERE org_id = $1 ORDER BY lower(name), id", org_id
-    )
+    rows = await db.fetch(queries.TEAMS_OF, org_id)
     return [Team(**dict(row)) for row in rows]
 
 
 async def team_with_org_name(db: Queryable, team_id: int) -> tuple[Team, str] | None:
     """The team and its organization's name, in one query."""
-    row = await db.fetchrow(
-        """SELECT t.id, t.org_id, t.name, t.description, t.permission,
-                  t.includes_all_repositories, o.name AS org_name
-             FROM core.teams t JOIN core.accounts o ON o.id = t.org_id WHERE t.id = $1""",
-        team_id,
-    )
+    row = await db.fetchrow(queries.TEAM_WITH_ORG_NAME, team_id)
     if row is None:
         return None
     values = dict(row)
@@ -74,9 +65,7 @@ async def create_team(
     try:
         async with conn.transaction():
             row = await conn.fetchrow(
-                f"""INSERT INTO core.teams
-                        (org_id, name, description, permission, includes_all_repositories)
-                    VALUES ($1, $2, $3, $4, $5) RETURNING {_COLUMNS}""",
+                queries.INSERT_TEAM,
                 org.id,
                 name,
                 description,
@@ -85,12 +74,7 @@ async def create_team(
             )
             assert row is not None
             if includes_all_repositories:  # those made later: the trigger
-                await conn.execute(
-                    """INSERT INTO core.team_repos (team_id, repo_id)
-                       SELECT $1, id FROM core.repositories WHERE owner_id = $2""",
-                    row["id"],
-                    org.id,
-                )
+                await conn.execute(queries.INSERT_TEAM_ALL_REPOS, row["id"], org.id)
     except asyncpg.UniqueViolationError:
         raise Unprocessable(
             f"team already exists [org_id: {org.id}, name: {name}]", field="name"
@@ -117,12 +101,7 @@ async def add_team_member(
     conn: Conn, org: Account, team: Team, user: Account, actor_id: int
 ) -> bool:
     await ensure_member(conn, org, user, actor_id)
-    added = await conn.fetchval(
-        """INSERT INTO core.team_members (team_id, user_id) VALUES ($1, $2)
-           ON CONFLICT DO NOTHING RETURNING true""",
-        team.id,
-        user.id,
-    )
+    added = await conn.fetchval(queries.INSERT_TEAM_MEMBER, team.id, user.id)
     if added:
         await record(
             conn,
@@ -149,11 +128,7 @@ def _membership(org: Account, team: Team, user: Account) -> dict[str, Any]:
 async def remove_team_member(
     conn: Conn, org: Account, team: Team, user: Account, actor_id: int
 ) -> bool:
-    removed = await conn.fetchval(
-        "DELETE FROM core.team_members WHERE team_id = $1 AND user_id = $2 RETURNING true",
-        team.id,
-        user.id,
-    )
+    removed = await conn.fetchval(queries.DELETE_TEAM_MEMBER, team.id, user.id)
     if removed:
         await record(
             conn,
@@ -166,13 +141,7 @@ async def remove_team_member(
 
 
 async def is_team_member(db: Queryable, team_id: int, user_id: int) -> bool:
-    return bool(
-        await db.fetchval(
-            "SELECT EXISTS (SELECT 1 FROM core.team_members WHERE team_id = $1 AND user_id = $2)",
-            team_id,
-            user_id,
-        )
-    )
+    return bool(await db.fetchval(queries.IS_TEAM_MEMBER, team_id, user_id))
 
 
 async def set_team_repo(conn: Conn, team: Team, repo: Repository, *, present: bool) -> bool:
@@ -180,9 +149,5 @@ async def set_team_repo(conn: Conn, team: Team, repo: Repository, *, present: bo
     that includes all repositories keeps each (Gitea ignores the removal)."""
     if not present and team.includes_all_repositories:
         return False
-    if present:
-        sql = """INSERT INTO core.team_repos (team_id, repo_id) VALUES ($1, $2)
-                 ON CONFLICT DO NOTHING RETURNING true"""
-    else:
-        sql = "DELETE FROM core.team_repos WHERE team_id = $1 AND repo_id = $2 RETURNING true"
+    sql = queries.INSERT_TEAM_REPO if present else queries.DELETE_TEAM_REPO
     return bool(await conn.fetchval(sql, team.id, repo.id))

@@ -26,11 +26,12 @@ from dataclasses import dataclass
 
 from aiohttp import web
 
-from .client_address import client_of, forwarded_entries
-from .db import Queryable
-from .errors import ApiError
-from .keys import DB_POOL, SETTINGS
-from .names import login_key
+from ..client_address import client_of, forwarded_entries
+from ..db import Queryable
+from ..errors import ApiError
+from ..keys import DB_POOL, SETTINGS
+from ..names import login_key
+from . import queries
 
 PAIR_LIMIT = 5  # attempts per account name and address in a window before it is refused
 ADDRESS_LIMIT = 20  # per client address: one address trying many names
@@ -95,28 +96,8 @@ def client_address(request: web.Request) -> str:
     )
 
 
-_ATTEMPT_SQL = """
-INSERT INTO core.sign_in_attempts AS a (key, attempts) VALUES ($1, 1)
-ON CONFLICT (key) DO UPDATE SET
-    attempts = CASE WHEN a.window_start < now() - $2::float8 * interval '1 second'
-                     AND (a.blocked_until IS NULL OR a.blocked_until < now())
-                    THEN 1 ELSE a.attempts + 1 END,
-    window_start = CASE WHEN a.window_start < now() - $2::float8 * interval '1 second'
-                         AND (a.blocked_until IS NULL OR a.blocked_until < now())
-                        THEN now() ELSE a.window_start END
-RETURNING attempts, blocked_until, now() AS at
-"""
-
-_BLOCK_SQL = """
-UPDATE core.sign_in_attempts
-   SET blocked_until = greatest(blocked_until, now() + $2::float8 * interval '1 second')
- WHERE key = $1
-RETURNING blocked_until, now() AS at
-"""
-
-
 async def _count(db: Queryable, key: str, limit: int) -> Verdict:
-    row = await db.fetchrow(_ATTEMPT_SQL, key, float(WINDOW_SECONDS))
+    row = await db.fetchrow(queries.COUNT_ATTEMPT, key, float(WINDOW_SECONDS))
     assert row is not None
     blocked_until, at = row["blocked_until"], row["at"]
     if row["attempts"] <= limit and (blocked_until is None or blocked_until <= at):
@@ -124,22 +105,16 @@ async def _count(db: Queryable, key: str, limit: int) -> Verdict:
     if row["attempts"] > limit:
         over = row["attempts"] - limit - 1
         block = min(MAX_BLOCK_SECONDS, FIRST_BLOCK_SECONDS * 2 ** min(over, 16))
-        blocked = await db.fetchrow(_BLOCK_SQL, key, float(block))
+        blocked = await db.fetchrow(queries.BLOCK, key, float(block))
         assert blocked is not None
         blocked_until, at = blocked["blocked_until"], blocked["at"]
     return Verdict(False, max(1, math.ceil((blocked_until - at).total_seconds())))
 
 
-# A known address is a row whose `blocked_until` is when it stops being known: the sweep below
-# then keeps it exactly that long, with no table of its own.
-_KNOWN_SQL = """SELECT EXISTS (SELECT 1 FROM core.sign_in_attempts
-                               WHERE key = $1 AND blocked_until > now())"""
-
-
 async def count_attempt(db: Queryable, name: str, address: str) -> Verdict:
     """Count one sign-in attempt for `name` from `address`; refused when a count is over."""
     verdicts = [await _count(db, pair_key(name, address), PAIR_LIMIT)]
-    if not await db.fetchval(_KNOWN_SQL, known_key(name, address)):
+    if not await db.fetchval(queries.IS_KNOWN, known_key(name, address)):
         verdicts.append(await _count(db, address_key(address), ADDRESS_LIMIT))
         verdicts.append(await _count(db, account_key(name), ACCOUNT_BUDGET))
     if all(verdict.allowed for verdict in verdicts):
@@ -162,29 +137,14 @@ async def forgive(db: Queryable, name: str, address: str) -> None:
     address's (an address counts failures: an office behind one NAT signs in all day), and makes
     the address known to the account. The account's own budget stays: its owner signing in does
     not give a stranger guessing it elsewhere a fresh one."""
-    await db.execute("DELETE FROM core.sign_in_attempts WHERE key = $1", pair_key(name, address))
-    if not await db.fetchval(_KNOWN_SQL, known_key(name, address)):
+    await db.execute(queries.FORGET_ATTEMPTS, pair_key(name, address))
+    if not await db.fetchval(queries.IS_KNOWN, known_key(name, address)):
         # only what the attempt added (a known address's attempts are not counted per address):
         # signing in to one's own account again and again earns no guesses at others
-        await db.execute(
-            """UPDATE core.sign_in_attempts SET attempts = greatest(attempts - 1, 0)
-                WHERE key = $1""",
-            address_key(address),
-        )
-    await db.execute(
-        """INSERT INTO core.sign_in_attempts (key, attempts, blocked_until)
-           VALUES ($1, 0, now() + $2::float8 * interval '1 second')
-           ON CONFLICT (key) DO UPDATE SET blocked_until = excluded.blocked_until""",
-        known_key(name, address),
-        float(KNOWN_SECONDS),
-    )
+        await db.execute(queries.UNCOUNT_ATTEMPT, address_key(address))
+    await db.execute(queries.MARK_KNOWN, known_key(name, address), float(KNOWN_SECONDS))
 
 
 async def sweep(db: Queryable) -> None:
     """Drop counts whose window and block have both passed (called at each successful sign-in)."""
-    await db.execute(
-        """DELETE FROM core.sign_in_attempts
-            WHERE window_start < now() - $1::float8 * interval '1 second'
-              AND (blocked_until IS NULL OR blocked_until < now())""",
-        float(WINDOW_SECONDS),
-    )
+    await db.execute(queries.SWEEP_ATTEMPTS, float(WINDOW_SECONDS))

@@ -15,7 +15,7 @@ from typing import NamedTuple
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from .errors import AuthTokenInvalid
+from ..errors import AuthTokenInvalid
 
 log = logging.getLogger(__name__)
 

@@ -1,14 +1,15 @@
 """Organizations and their members (`POST /api/v1/orgs`, `DELETE /api/v1/orgs/{org}/members/...`).
 
-Membership is made through teams, as in Gitea (admin/teams.py); the creator of an organization is
+Membership is made through teams, as in Gitea (teams.py); the creator of an organization is
 its first owner."""
 
 from __future__ import annotations
 
-from ..accounts import Account
 from ..db import Conn
 from ..errors import Unprocessable
+from . import queries
 from .events import record
+from .models import Account
 from .users import check_name, insert_account, lock_owners
 
 VISIBILITIES = ("public", "limited", "private")
@@ -42,11 +43,7 @@ async def create_org(
         location=location,
         visibility=visibility,
     )
-    await conn.execute(
-        "INSERT INTO core.org_members (org_id, user_id, role) VALUES ($1, $2, 'owner')",
-        org.id,
-        creator.id,
-    )
+    await conn.execute(queries.INSERT_OWNER, org.id, creator.id)
     await record(
         conn,
         "org.created",
@@ -72,12 +69,7 @@ async def create_org(
 
 async def ensure_member(conn: Conn, org: Account, user: Account, actor_id: int) -> bool:
     """Make `user` a member of `org` when they are not one yet; True when they were added."""
-    added = await conn.fetchval(
-        """INSERT INTO core.org_members (org_id, user_id) VALUES ($1, $2)
-           ON CONFLICT DO NOTHING RETURNING true""",
-        org.id,
-        user.id,
-    )
+    added = await conn.fetchval(queries.INSERT_MEMBER, org.id, user.id)
     if added:
         await record(
             conn,
@@ -103,28 +95,15 @@ async def remove_member(conn: Conn, org: Account, user: Account, actor_id: int) 
     the other: the second counts the owners the first left, where two counts read side by side
     would each have seen the other owner and left none. Call it inside a transaction."""
     await lock_owners(conn, [org.id])
-    role = await conn.fetchval(
-        "SELECT role FROM core.org_members WHERE org_id = $1 AND user_id = $2 FOR UPDATE",
-        org.id,
-        user.id,
-    )
+    role = await conn.fetchval(queries.MEMBER_ROLE_FOR_UPDATE, org.id, user.id)
     if role is None:
         return False
     if role == "owner":
-        owners = await conn.fetchval(
-            "SELECT count(*) FROM core.org_members WHERE org_id = $1 AND role = 'owner'", org.id
-        )
+        owners = await conn.fetchval(queries.OWNER_COUNT, org.id)
         if owners <= 1:
             raise Unprocessable(f"user is the last member of an owner team [uid: {user.id}]")
-    await conn.execute(
-        """DELETE FROM core.team_members tm USING core.teams t
-            WHERE t.id = tm.team_id AND t.org_id = $1 AND tm.user_id = $2""",
-        org.id,
-        user.id,
-    )
-    await conn.execute(
-        "DELETE FROM core.org_members WHERE org_id = $1 AND user_id = $2", org.id, user.id
-    )
+    await conn.execute(queries.DELETE_MEMBER_TEAMS, org.id, user.id)
+    await conn.execute(queries.DELETE_MEMBER, org.id, user.id)
     await record(
         conn,
         "org.member.removed",

@@ -8,11 +8,13 @@ from datetime import datetime
 
 import asyncpg
 
-from ..accounts import Account, account_by_name
 from ..db import Conn, Queryable
 from ..errors import Unprocessable
 from ..names import display_name_problem, is_account_name
-from ..sessions import end_other_sessions
+from . import queries
+from .models import Account
+from .queries import account_by_name
+from .sessions import end_other_sessions
 
 # Names that would shadow a route of this server (`/user/login`, `/api/...`, `/avatars/...`) or
 # that Gitea reserves: no account may take them. Gitea answers 422 "name is reserved".
@@ -70,11 +72,7 @@ def check_full_name(full_name: str) -> None:
 
 
 async def email_taken(db: Queryable, email: str) -> bool:
-    found = await db.fetchval(
-        "SELECT EXISTS (SELECT 1 FROM core.accounts WHERE kind = 'user' AND lower(email) = "
-        "lower($1))",
-        email,
-    )
+    found = await db.fetchval(queries.USER_EMAIL_TAKEN, email)
     return bool(found)
 
 
@@ -85,12 +83,10 @@ async def insert_account(conn: Conn, kind: str, name: str, **columns: object) ->
     full_name = columns.get("full_name")
     if isinstance(full_name, str):
         check_full_name(full_name)
-    names = ", ".join(["kind", "name", *columns])
-    places = ", ".join(f"${i}" for i in range(1, len(columns) + 3))
     try:
         async with conn.transaction():  # a savepoint: the caller's transaction stays usable
             await conn.execute(
-                f"INSERT INTO core.accounts ({names}) VALUES ({places})",
+                queries.insert_account_sql(columns),
                 kind,
                 name,
                 *columns.values(),
@@ -140,7 +136,7 @@ async def set_password(
     session of the user ends, since whoever held the old password may hold one of them; tokens
     stay (docs/accounts.md "Sessions")."""
     await db.execute(
-        "UPDATE core.accounts SET password_hash = $2, must_change_password = $3 WHERE id = $1",
+        queries.SET_PASSWORD,
         user_id,
         password_hash,
         must_change_password,
@@ -172,10 +168,7 @@ async def update_user(conn: Conn, user: Account, changes: dict[str, object]) -> 
         if await email_taken(conn, email):
             raise Unprocessable(f"e-mail already in use [email: {email}]", field="email")
     if changes:
-        sets = ", ".join(f"{column} = ${i}" for i, column in enumerate(changes, start=2))
-        await conn.execute(
-            f"UPDATE core.accounts SET {sets} WHERE id = $1", user.id, *changes.values()
-        )
+        await conn.execute(queries.update_account_sql(changes), user.id, *changes.values())
     if "password_hash" in changes:  # an administrator's reset: as set_password
         await end_other_sessions(conn, user.id, None)
     updated = await account_by_name(conn, user.name)
@@ -194,49 +187,30 @@ class UserRow:
 
 
 async def list_users(db: Queryable, *, admins_only: bool = False) -> list[UserRow]:
-    rows = await db.fetch(
-        """SELECT id, name, email, is_admin, must_change_password, created_at
-             FROM core.accounts WHERE kind = 'user' AND (is_admin OR NOT $1) ORDER BY id""",
-        admins_only,
-    )
+    rows = await db.fetch(queries.LIST_USERS, admins_only)
     return [UserRow(**dict(row)) for row in rows]
 
 
 async def lock_owners(conn: Conn, org_ids: list[int]) -> None:
     """Lock the organizations' rows (in id order: no deadlock between two callers) until the
     transaction ends: every change that may take an owner away holds it while it counts owners."""
-    await conn.execute(
-        "SELECT id FROM core.accounts WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE",
-        org_ids,
-    )
+    await conn.execute(queries.LOCK_ACCOUNTS, org_ids)
 
 
 async def delete_user(conn: Conn, user: Account, *, purge: bool = False) -> None:
     """Gitea's rule: a user who still owns repositories is kept unless `purge` (then they go with
     the user); the last owner of an organization is kept always (the organization would have
     nobody to manage it)."""
-    if not purge and await conn.fetchval(
-        "SELECT EXISTS (SELECT 1 FROM core.repositories WHERE owner_id = $1)", user.id
-    ):
+    if not purge and await conn.fetchval(queries.OWNS_REPOSITORIES, user.id):
         raise Unprocessable(f"user still has ownership of repositories [uid: {user.id}]")
     # the organizations they own, locked as orgs.remove_member locks them: two owners deleted
     # (or one deleted, one removed) at once cannot both pass the count below
-    owned = await conn.fetch(
-        "SELECT org_id FROM core.org_members WHERE user_id = $1 AND role = 'owner'", user.id
-    )
+    owned = await conn.fetch(queries.ORGS_OWNED, user.id)
     await lock_owners(conn, [row["org_id"] for row in owned])
-    sole = await conn.fetchval(
-        """SELECT o.name FROM core.org_members m JOIN core.accounts o ON o.id = m.org_id
-            WHERE m.user_id = $1 AND m.role = 'owner'
-              AND NOT EXISTS (SELECT 1 FROM core.org_members x
-                               WHERE x.org_id = m.org_id AND x.role = 'owner'
-                                 AND x.user_id <> $1)
-            LIMIT 1""",
-        user.id,
-    )
+    sole = await conn.fetchval(queries.SOLE_OWNED_ORG, user.id)
     if sole is not None:
         raise Unprocessable(
             f"user is the last owner of organization {sole} [uid: {user.id}]: "
             "make another owner first"
         )
-    await conn.execute("DELETE FROM core.accounts WHERE id = $1", user.id)
+    await conn.execute(queries.DELETE_ACCOUNT, user.id)

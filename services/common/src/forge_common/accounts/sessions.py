@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
-from .auth import BY_SESSION, VIEWER, Viewer
-from .config import Settings
-from .keys import DB_POOL, SETTINGS
+from ..auth import BY_SESSION, VIEWER, Viewer
+from ..config import Settings
+from ..keys import DB_POOL, SETTINGS
+from . import queries
 
 if TYPE_CHECKING:
-    from .db import Queryable
+    from ..db import Queryable
 
 # last_seen_at is written at most this often per session: a page view is a read, not a write.
 TOUCH_EVERY_SECONDS = 60
@@ -79,11 +80,7 @@ async def start_session(db: Queryable, settings: Settings, user_id: int) -> str:
     cheap), so the table holds only live ones and a few lapsed since the last sign-in."""
     secret = secrets.token_urlsafe(32)
     await db.execute(
-        """WITH lapsed AS (
-               DELETE FROM core.sessions
-                WHERE last_seen_at < now() - $3::float8 * interval '1 second'
-                   OR created_at < now() - $4::float8 * interval '1 second')
-           INSERT INTO core.sessions (id_sha256, user_id) VALUES ($1, $2)""",
+        queries.START_SESSION,
         session_digest(secret),
         user_id,
         settings.session_idle_seconds,
@@ -92,27 +89,10 @@ async def start_session(db: Queryable, settings: Settings, user_id: int) -> str:
     return secret
 
 
-_FIND_SQL = """
-WITH found AS (
-    SELECT id, user_id, last_seen_at
-      FROM core.sessions
-     WHERE id_sha256 = $1
-       AND last_seen_at > now() - $2::float8 * interval '1 second'
-       AND created_at > now() - $3::float8 * interval '1 second'
-), touched AS (
-    UPDATE core.sessions SET last_seen_at = now()
-     WHERE id IN (SELECT id FROM found
-                   WHERE last_seen_at < now() - $4::float8 * interval '1 second')
-)
-SELECT f.id, a.id AS user_id, a.name, a.is_admin, a.must_change_password
-  FROM found f JOIN core.accounts a ON a.id = f.user_id
-"""
-
-
 async def find_session(db: Queryable, settings: Settings, secret: str) -> Session | None:
     """The live session of `secret`, its idle clock restarted; None when unknown or lapsed."""
     row = await db.fetchrow(
-        _FIND_SQL,
+        queries.FIND_SESSION,
         session_digest(secret),
         settings.session_idle_seconds,
         settings.session_absolute_seconds,
@@ -125,16 +105,12 @@ async def find_session(db: Queryable, settings: Settings, secret: str) -> Sessio
 
 
 async def end_session(db: Queryable, secret: str) -> None:
-    await db.execute("DELETE FROM core.sessions WHERE id_sha256 = $1", session_digest(secret))
+    await db.execute(queries.END_SESSION, session_digest(secret))
 
 
 async def end_other_sessions(db: Queryable, user_id: int, keep_row_id: int | None) -> int:
     """End every session of `user_id` but `keep_row_id` (a password change); how many ended."""
-    status = await db.execute(
-        "DELETE FROM core.sessions WHERE user_id = $1 AND id IS DISTINCT FROM $2",
-        user_id,
-        keep_row_id,
-    )
+    status = await db.execute(queries.END_OTHER_SESSIONS, user_id, keep_row_id)
     return int(status.split()[-1])
 
 

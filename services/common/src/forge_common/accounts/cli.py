@@ -20,13 +20,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..accounts import Account
 from ..db import Conn, connect
 from ..embedded_pg import EmbeddedPostgres
 from ..errors import ApiError
-from ..passwords import hash_password, password_problem
-from ..tokens import ScopeError, create_token, normalize_scopes
-from . import users
+from . import queries, users
+from .models import Account
+from .passwords import hash_password, password_problem
+from .tokens import ScopeError, create_token, normalize_scopes
 
 # Gitea's alphabet for --random-password (modules/auth/password: lower, upper, digits)
 _RANDOM_ALPHABET = string.ascii_letters + string.digits
@@ -211,19 +211,14 @@ async def _delete(conn: Conn, args: Any) -> None:
     if args.id is None and args.username is None and args.email is None:
         raise AdminError("You must provide the id, username or email of a user to delete")
     if args.email is not None:
-        row = await conn.fetchrow(
-            "SELECT name FROM core.accounts WHERE kind = 'user' AND lower(email) = lower($1)",
-            args.email,
-        )
+        row = await conn.fetchrow(queries.USER_NAME_BY_EMAIL, args.email)
         if row is None:
             raise AdminError(f"user does not exist [email: {args.email}]")
         account = await _user(conn, row["name"])
     elif args.username is not None:
         account = await _user(conn, args.username)
     else:
-        row = await conn.fetchrow(
-            "SELECT name FROM core.accounts WHERE kind = 'user' AND id = $1", args.id
-        )
+        row = await conn.fetchrow(queries.USER_NAME_BY_ID, args.id)
         if row is None:
             raise AdminError(f"user does not exist [uid: {args.id}]")
         account = await _user(conn, row["name"])
