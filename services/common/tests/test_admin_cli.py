@@ -156,6 +156,7 @@ def test_refusals_say_why_and_change_nothing(env: dict[str, str], capsys: Any) -
             ["create", "--username", "eve", "--email", "nope", "--password", "x" * 9],
             "e-mail invalid",
         ),
+        ([*base, "--password", "x" * 9, "--full-name", "Eve \u202egpj.exe"], "full_name"),
         (["delete"], "You must provide the id, username or email of a user to delete"),
         (["generate-access-token", "--username", "nobody"], "user does not exist"),
     ]

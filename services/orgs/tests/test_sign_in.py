@@ -124,6 +124,9 @@ async def test_sign_in_is_throttled_per_account_alike_for_missing_ones(server, b
     assert [r.status for r in replies[:-1]] == [200] * sign_in_throttle.PAIR_LIMIT
     last = replies[-1]
     assert last.status == 429 and 1 <= int(last.headers["Retry-After"]) <= 30
+    # the sign-in page itself says how long to wait, in the words of its Retry-After
+    wait = int(last.headers["Retry-After"])
+    assert f"try again in {wait} second" in await last.text()
     # even the right password is refused while blocked: no password is checked at all
     assert (await browser.sign_in(name, PASSWORDS.get(name, "x" * 12))).status == 429
 
