@@ -129,6 +129,9 @@ class Feed:
         feed with steps its running version's band (None: the steps are not known yet)."""
         if self.stepped is None:
             return key
+        kept = releases.bands.get(key)
+        if kept is not None:
+            return kept
         head, _, running = key.rpartition(" ")
         steps = releases.steps.get(head)
         if steps is None:
@@ -136,7 +139,9 @@ class Feed:
             if steps is None:
                 return None
             releases.keep_steps(head, steps)
-        return f"{head} {band(step_above(steps, running))}"
+        kept = f"{head} {band(step_above(steps, running))}"
+        releases.keep_band(key, kept)
+        return kept
 
     def parts_of(self, key: str) -> dict[str, str] | None:
         """The named parts of one of this feed's keys; None if it has not as many."""

@@ -8,8 +8,8 @@ Kept answers stay few: an answer is kept per *band*, the required release the ru
 below (`<1.5.0`), or `*` above every one, never per running version. The key a request is known by
 before routing ends with the running version as told (`-` when none could be read); the kept
 answer's key ends with its band instead (`Feed.kept_key`). Which releases are steps is found once
-per repository's releases and kept beside its answers (`RepoReleases.steps`), so a repeated check
-costs a dictionary lookup and, when the feed has steps, one version parse.
+per repository's releases and kept beside its answers (`RepoReleases.steps`), and so is each
+request key's band (`RepoReleases.bands`): a repeated check costs one more dictionary lookup.
 """
 
 from __future__ import annotations
