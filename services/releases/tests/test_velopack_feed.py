@@ -131,6 +131,9 @@ async def test_packages_download_at_the_feeds_base_url(make_client: Any, load: A
     assert resp.status == 206 and await resp.read() == data[2:10]
     for missing in ("AccApp-1.1.0-full.nupkg", "nothing.nupkg", "..%2Fx"):
         assert (await client.get(f"{BASE}/{missing}")).status == 404, missing
+    # counted like every download: the full one, not the range
+    release = await (await client.get(f"{API}/v1.0.0")).json()
+    assert [a["download_count"] for a in release["assets"]] == [1]
 
 
 async def test_a_delta_is_listed_only_when_the_full_below_it_is(
