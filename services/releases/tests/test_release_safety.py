@@ -186,13 +186,16 @@ async def test_squirrel_windows_releases_stop_at_a_required_release_below_it(
         assert await top(feed + running) == f"App-x64-{offered}-full.nupkg", running
         electronjs = f"/owner/pub/win32-x64/{running}/RELEASES"
         assert await top(electronjs) == f"App-x64-{offered}-full.nupkg", running
-    # no version told: the newest, as before
+    # no version told, or a channel whose name a key cannot hold: the newest, as before
     assert await top(f"{FEEDS}/squirrel/x64/RELEASES") == "App-x64-2.0.0-full.nupkg"
+    spaced = f"{FEEDS}/squirrel/x64/RELEASES?channel=a%20b&localVersion=1.0.0"
+    assert await top(spaced) == "App-x64-2.0.0-full.nupkg"
     repo_id = await client.app[DB_POOL].fetchval(
         "SELECT id FROM core.repositories WHERE name = 'pub'"
     )
     kept = sorted((await repo_releases(client.app, repo_id)).answers)
     assert kept == [
+        "feed squirrel x64 a b *",
         "feed squirrel x64 stable *",
         "feed squirrel x64 stable <1.5.0",
         "feed win x64 *",

@@ -135,7 +135,9 @@ class Feed:
         head, _, running = key.rpartition(" ")
         steps = releases.steps.get(head)
         if steps is None:
-            steps = self.stepped.of(releases, self.parts_of(key) or {})
+            parts = self.parts_of(key)
+            # a part with a space in it (`?channel=a%20b`): no steps, whatever its words say
+            steps = () if parts is None else self.stepped.of(releases, parts)
             if steps is None:
                 return None
             releases.keep_steps(head, steps)
