@@ -9,7 +9,10 @@ the version-2 update check as the reference row. Feeds are hot paths too: every 
 on every start, so every feed is held to the update check's target (docs/decisions.md "The update
 feeds"): >= 0.85 of the bare handler, side by side.
 
-    .venv/bin/python bench/releases/feeds.py [--duration 10s] [--rounds 3] [--smoke]
+    .venv/bin/python bench/releases/feeds.py [--duration 10s] [--rounds 3] [--smoke] [--only NAME]
+
+`--only NAME` (repeatable) measures only the routes whose name starts with NAME (`velopack`,
+`squirrel windows`): one feed re-measured after a change to it, without the others' minutes.
 
 Per route: alternating rounds (bare handler, then the service; their ratio's median and the CPU
 per request), then as many side-by-side rounds (harness.side_by_side: both servers at once on one
@@ -20,6 +23,7 @@ warm-up: it checks the benchmark works, and applies no target.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import shlex
 import subprocess
@@ -221,7 +225,26 @@ def figures(alternating: list[tuple[WrkRun, WrkRun]], together: list[tuple[WrkRu
     )
 
 
+def selected_routes() -> dict[str, tuple[str, str, str]]:
+    """The routes to measure: `--only NAME` (taken off the command line here), else all."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--only", action="append", default=[])
+    known, rest = pre.parse_known_args()
+    sys.argv[1:] = rest
+    if not known.only:
+        return ROUTES
+    chosen = {
+        name: route
+        for name, route in ROUTES.items()
+        if any(name.startswith(prefix) for prefix in known.only)
+    }
+    if not chosen:
+        fail(f"--only {known.only} names no route of {list(ROUTES)}")
+    return chosen
+
+
 def main() -> int:
+    routes = selected_routes()
     args = alternating_args(__doc__, "rounds per route (alternating, then side by side)")
     require_tool("wrk")
     report = Report("bench-feeds", args.smoke)
@@ -234,10 +257,10 @@ def main() -> int:
         storage = folder / "storage"
         asyncio.run(prepare(db_url, storage))
         with service("releases", db_url, storage) as (process, base):
-            for name, (path, expected, _) in ROUTES.items():
+            for name, (path, expected, _) in routes.items():
                 if expected.encode() not in fetch(base + path):
                     fail(f"{name} did not answer {expected}")
-            for name, (path, _, content_type) in ROUTES.items():
+            for name, (path, _, content_type) in routes.items():
                 alternating, together = measure(
                     base + path, process.pid, content_type, folder, args
                 )

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from forge_testing.waiting import until
 
+from .test_updaters import parse_releases
+
 if TYPE_CHECKING:
     from conftest import Stack
 
@@ -42,7 +44,7 @@ def release(tag: str, day: int, names: list[str]) -> dict[str, Any]:
 
 
 def desk(version: str) -> list[str]:
-    return [f"Desk-{version}.AppImage", f"Desk-{version}-mac.zip"]
+    return [f"Desk-{version}.AppImage", f"Desk-{version}-mac.zip", f"Desk-{version}-full.nupkg"]
 
 
 WORLD = {
@@ -140,6 +142,15 @@ def test_a_required_step_then_the_newest(stack: Stack, run_node: RunNode, tmp_pa
     # electron-updater's request names no version: its yml offers the newest (docs: no step)
     yml = run_node("electron-updater.js", electron(stack, "steps"), "1.0.0", str(tmp_path))
     assert yml["version"] == "2.0.0"
+    # Squirrel.Windows tells its version on RELEASES and installs the highest version listed
+    # (read with the client's own parsing rules)
+    feed = "/api/v2/repos/carol/steps/releases/feeds/squirrel/x64/RELEASES?id=Desk&arch=amd64"
+    electronjs = "/carol/steps/win32-x64/{}/RELEASES"
+    for running, offered in (("1.0.0", "1.5.0"), ("1.5.0", "2.0.0")):
+        for path in (f"{feed}&localVersion={running}", electronjs.format(running)):
+            entries = parse_releases(stack.get(path).body.decode())
+            newest = max(entries, key=lambda e: [int(n) for n in e["version"].split(".")])
+            assert newest["version"] == offered, path
 
 
 def test_below_the_minimum_version_the_answer_says_mandatory(stack: Stack) -> None:

@@ -10,6 +10,10 @@ forge through nginx (docs/releases.md "Velopack"): headless, with a fake install
   downloads the update; without it the client is refused.
 - A staged release: the install's `stagingId` (kept in `packages/.betaId`) inside the percentage
   gets it, outside does not.
+- A required release (docs/release-safety.md): an install on 1.0.0 with 2.0.0 out and 1.5.0
+  required is offered 1.5.0, then 2.0.0 once on 1.5.0.
+- Roll back: an install on withdrawn 1.2.0 with `AllowVersionDowngrade` downloads 1.1.0 (a
+  downgrade, its checksums checked by the client); without the option it is offered nothing.
 
 The packages are made here (forge_testing.velopack), published through the API.
 """
@@ -25,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from forge_testing.velopack import nupkg, nuspec
+from forge_testing.waiting import until
 
 if TYPE_CHECKING:
     from conftest import Stack
@@ -39,6 +44,8 @@ WORLD = {
         {"owner": "alice", "name": "desk"},
         {"owner": "alice", "name": "secret", "private": True},
         {"owner": "alice", "name": "staged"},
+        {"owner": "alice", "name": "steps"},
+        {"owner": "alice", "name": "yank"},
     ],
 }
 ALICE = {"Authorization": f"token {TOKEN}"}
@@ -77,6 +84,11 @@ def published(stack: Stack) -> str:
         publish(stack, "secret", tag, {f"{APP}-{version}-linux-full.nupkg": full(version)})
     publish(stack, "staged", "v1.0.0", {f"{APP}-1.0.0-linux-full.nupkg": full("1.0.0")})
     publish(stack, "staged", "v1.1.0", {f"{APP}-1.1.0-linux-full.nupkg": full("1.1.0")}, rollout=40)
+    for version in ("1.0.0", "1.5.0", "2.0.0"):
+        files = {f"{APP}-{version}-linux-full.nupkg": full(version)}
+        publish(stack, "steps", f"v{version}", files, required=version == "1.5.0")
+    for version in ("1.1.0", "1.2.0"):
+        publish(stack, "yank", f"v{version}", {f"{APP}-{version}-linux-full.nupkg": full(version)})
     made = stack.request(
         "POST",
         "/api/v2/repos/alice/secret/update_keys",
@@ -122,7 +134,12 @@ def install(root: Path, version: str = "1.0.0", staging_id: str | None = None) -
 
 
 def manager(
-    stack: Stack, repo: str, where: Install, channel: str | None = None, **headers: str
+    stack: Stack,
+    repo: str,
+    where: Install,
+    channel: str | None = None,
+    downgrade: bool = False,
+    **headers: str,
 ) -> Any:
     options = velopack.HttpOptions(
         Headers=[velopack.HttpHeader(Name=name, Value=value) for name, value in headers.items()],
@@ -130,7 +147,7 @@ def manager(
     )
     source = velopack.HttpSource(f"{stack.base_url}alice/{repo}/velopack", options)
     update_options = velopack.UpdateOptions(
-        AllowVersionDowngrade=False, MaximumDeltasBeforeFallback=10, ExplicitChannel=channel
+        AllowVersionDowngrade=downgrade, MaximumDeltasBeforeFallback=10, ExplicitChannel=channel
     )
     return velopack.UpdateManager(source, update_options, where.locator())
 
@@ -211,3 +228,40 @@ def test_a_staged_release_reaches_the_installs_inside_its_percentage(
     info = manager(stack, "staged", where).check_for_updates()
     assert (info.TargetFullRelease.Version if info is not None else None) == offered
     assert (where.packages / ".betaId").read_text().strip() == _in_bucket(bucket)
+
+
+def test_a_required_release_is_offered_first_then_the_newest(
+    stack: Stack, published: str, tmp_path: Path
+) -> None:
+    below = manager(stack, "steps", install(tmp_path / "below", "1.0.0")).check_for_updates()
+    assert below is not None and below.TargetFullRelease.Version == "1.5.0"
+    on_step = manager(stack, "steps", install(tmp_path / "on", "1.5.0")).check_for_updates()
+    assert on_step is not None and on_step.TargetFullRelease.Version == "2.0.0"
+
+
+def test_an_install_on_a_withdrawn_release_rolls_back_with_allow_version_downgrade(
+    stack: Stack, published: str, tmp_path: Path
+) -> None:
+    api = "/api/v2/repos/alice/yank/releases"
+    release_id = stack.get(f"{api}/v1.2.0", ALICE).json()["id"]
+    headers = {**ALICE, "Content-Type": "application/json"}
+    body = json.dumps({"withdrawn": True, "withdrawn_reason": "crashes on start"}).encode()
+    assert stack.request("PATCH", f"{api}/{release_id}", headers, body).status == 200
+
+    def offered_lower() -> bool:
+        feed = stack.get("/alice/yank/velopack/releases.linux.json")
+        return [a["Version"] for a in feed.json()["Assets"]] == ["1.1.0"]
+
+    until(offered_lower, 1.5, lambda: "the withdrawn 1.2.0 is still listed")
+    stays = manager(stack, "yank", install(tmp_path / "stays", "1.2.0")).check_for_updates()
+    assert stays is None  # a lower version only with AllowVersionDowngrade
+    where = install(tmp_path / "back", "1.2.0")
+    updates = manager(stack, "yank", where, downgrade=True)
+    info = updates.check_for_updates()
+    assert info is not None and info.IsDowngrade
+    assert (info.TargetFullRelease.Version, info.TargetFullRelease.FileName) == (
+        "1.1.0",
+        f"{APP}-1.1.0-linux-full.nupkg",
+    )
+    updates.download_updates(info)  # the client checks Size and SHA256 itself
+    assert (where.packages / info.TargetFullRelease.FileName).read_bytes() == full("1.1.0")

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from forge_common import cli
 from forge_common.keys import DB_POOL
+from forge_releases.feeds.registry import kept_key
 from forge_releases.insights.beside_nginx import Reader
 from forge_releases.insights.proxy_log import ingest, key_of
 from forge_releases.keys import RELEASE_CACHE
@@ -97,7 +98,8 @@ async def test_every_uri_names_the_key_its_answer_is_kept_under(
             "SELECT id FROM core.repositories WHERE name = 'app'"
         )
         kept = client.app[RELEASE_CACHE].get_repo(repo_id)
-        assert kept is not None and key in kept.answers, (uri, key, list(kept.answers))
+        # through a feed's band of required steps, as the reader looks it up
+        assert kept is not None and kept_key(kept, key) in kept.answers, (uri, key, kept.answers)
     assert key_of("/api/v2/repos/owner/app/releases") is None  # lists are not counted
     assert key_of("/api/v2/repos/owner/app/releases/latest") is None
 

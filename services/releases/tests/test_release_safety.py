@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from forge_common.keys import DB_POOL
+from forge_releases.read.update_check import repo_releases
+
 from .publish_support import api, auth, publish_world
 
 FEEDS = "/api/v2/repos/owner/pub/releases/feeds"
@@ -161,3 +164,43 @@ async def test_a_draft_cannot_be_withdrawn(make_client: Any, load: Any) -> None:
         f"{api('owner/pub')}/{rid}", json={"withdrawn": True}, headers=auth("writer")
     )
     assert resp.status == 409
+
+
+async def test_squirrel_windows_releases_stop_at_a_required_release_below_it(
+    make_client: Any, load: Any
+) -> None:
+    """Squirrel.Windows tells its version (`?localVersion=`, or update-electron-app's path) and
+    installs the newest package RELEASES lists: below the required 1.5.0 RELEASES tops out there;
+    the answers are kept per band of running versions, not per version."""
+    required = _release("v1.5.0", 3, required=True)
+    await load(world(_release("v1.0.0", 1), _release("v1.2.0", 2), required, _release("v2.0.0", 4)))
+    client = await make_client(wait_cache=True)
+
+    async def top(path: str) -> str:
+        resp = await client.get(path)
+        assert resp.status == 200, await resp.text()
+        return (await resp.text()).splitlines()[-1].split()[1].rsplit("/", 1)[1]
+
+    feed = f"{FEEDS}/squirrel/x64/RELEASES?id=App&arch=amd64&localVersion="
+    for running, offered in (("1.0.0", "1.5.0"), ("1.2.0", "1.5.0"), ("1.5.0", "2.0.0")):
+        assert await top(feed + running) == f"App-x64-{offered}-full.nupkg", running
+        electronjs = f"/owner/pub/win32-x64/{running}/RELEASES"
+        assert await top(electronjs) == f"App-x64-{offered}-full.nupkg", running
+    # no version told, or a channel whose name a key cannot hold: the newest, as before
+    assert await top(f"{FEEDS}/squirrel/x64/RELEASES") == "App-x64-2.0.0-full.nupkg"
+    spaced = f"{FEEDS}/squirrel/x64/RELEASES?channel=a%20b&localVersion=1.0.0"
+    assert await top(spaced) == "App-x64-2.0.0-full.nupkg"
+    repo_id = await client.app[DB_POOL].fetchval(
+        "SELECT id FROM core.repositories WHERE name = 'pub'"
+    )
+    kept = sorted((await repo_releases(client.app, repo_id)).answers)
+    assert kept == [
+        "feed squirrel x64 a b *",
+        "feed squirrel x64 stable *",
+        "feed squirrel x64 stable <1.5.0",
+        "feed win x64 *",
+        "feed win x64 <1.5.0",
+    ], kept
+    # the spec's check keeps the spec's rule: the newest
+    spec = await (await client.get(f"{SPEC}?version=1.0.0&platform=linux")).json()
+    assert spec["name"] == "v2.0.0"

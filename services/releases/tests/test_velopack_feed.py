@@ -15,6 +15,7 @@ from typing import Any
 
 from forge_common.keys import DB_POOL
 from forge_releases.console.updaters import updaters_offered
+from forge_releases.feeds.velopack import bucket_of
 from forge_releases.models import Asset, Release
 from forge_releases.read.update_check import repo_releases
 from forge_testing.velopack import nupkg
@@ -130,6 +131,9 @@ async def test_packages_download_at_the_feeds_base_url(make_client: Any, load: A
     assert resp.status == 206 and await resp.read() == data[2:10]
     for missing in ("AccApp-1.1.0-full.nupkg", "nothing.nupkg", "..%2Fx"):
         assert (await client.get(f"{BASE}/{missing}")).status == 404, missing
+    # counted like every download: the full one, not the range
+    release = await (await client.get(f"{API}/v1.0.0")).json()
+    assert [a["download_count"] for a in release["assets"]] == [1]
 
 
 async def test_a_delta_is_listed_only_when_the_full_below_it_is(
@@ -195,7 +199,8 @@ async def test_a_staged_release_is_bucketed_on_the_staging_id(make_client: Any, 
         for bucket in buckets:
             await feed(client, query=f"?stagingId={staging_id(bucket)}&localVersion=1.0.0")
         kept = (await repo_releases(client.app, repo_id)).answers
-        return {f"feed velopack linux {b}" for b in buckets.values()} <= set(kept)
+        # and per band of running versions (`*`: no required release above 1.0.0)
+        return {f"feed velopack linux {b} *" for b in buckets.values()} <= set(kept)
 
     await eventually(kept_per_bucket, what="an answer kept per bucket")
 
@@ -238,3 +243,34 @@ def test_the_console_names_velopack_among_the_updaters_offered_a_package() -> No
     offered = updaters_offered(dataclasses.replace(release, assets=(asset,)))
     assert any(label.startswith("Velopack") for label in offered), offered
     assert not any(label.startswith("Velopack") for label in updaters_offered(release))
+
+
+async def test_installs_below_a_required_release_are_given_the_feed_up_to_it(
+    make_client: Any, load: Any
+) -> None:
+    """The client installs the newest Full listed: below the required 1.5.0 the feed stops there,
+    on it the newest is listed; the answers are kept per band of running versions, not per
+    version (docs/release-safety.md)."""
+    await load(one_repo([]))
+    client = await make_client(wait_cache=True)
+    for version in ("1.0.0", "1.2.0", "1.5.0", "2.0.0"):
+        files = {f"App-{version}-full.nupkg": nupkg("App", version)}
+        await publish(client, f"v{version}", files, required=version == "1.5.0")
+
+    def newest(body: Any) -> str:
+        return str(body["Assets"][0]["Version"]) if body["Assets"] else ""
+
+    query = "?id=App&stagingId=" + staging_id(10) + "&localVersion="
+    for running, offered in (("1.0.0", "1.5.0"), ("1.2.0", "1.5.0"), ("1.5.0", "2.0.0")):
+        assert newest(await feed(client, query=query + running)) == offered, running
+    assert newest(await feed(client, query=query + "2.0.0")) == "2.0.0"
+    # no version told (the .NET client without its query), or none readable: the newest
+    assert newest(await feed(client)) == "2.0.0"
+    assert newest(await feed(client, query="?localVersion=not-a-version")) == "2.0.0"
+    repo_id = await client.app[DB_POOL].fetchval("SELECT id FROM core.repositories")
+    kept = sorted((await repo_releases(client.app, repo_id)).answers)
+    bucket = f"feed velopack linux {bucket_of({'stagingId': staging_id(10)})}"
+    assert kept == sorted([f"{bucket} <1.5.0", f"{bucket} *", "feed velopack linux - *"]), kept
+    # a repeat is answered from the kept answer of its band, before routing too
+    again = await client.get(f"{BASE}/releases.linux.json{query}1.2.0")
+    assert (await again.json())["Assets"][0]["Version"] == "1.5.0"

@@ -90,7 +90,10 @@ def _add_reads(app: web.Application, kept: Answerer) -> None:
     # kept answers are given before routing too, as the update check's (docs/decisions.md)
     for feed in FEEDS:  # feeds/registry.py
         route = app.router.add_get(feed.path, feed.handler)
-        add_fast_path(app, route, fast_key(feed), kept)
+        answer = (
+            kept if feed.stepped is None else partial(kept_response, app, kept_as=feed.kept_key)
+        )
+        add_fast_path(app, route, fast_key(feed), answer)
     app.router.add_routes([web.get(files.path, files.handler) for files in FILES])
 
 

@@ -8,7 +8,8 @@ entry from a request target to its key, dimensions and remade body.
 A feed's answer is kept under `feed <kind> <parts...>` (a space never occurs in the raw query
 strings the update check keys by): `key` is that template after `feed `, filled from the route's
 variable parts, then the `?channel=` (stable when absent) for a feed that has channels, then its
-`query_part` if it has one.
+`query_parts` if it has any. A feed with required steps (`Stepped`) keeps its answer under the
+key with its last word, the running version, replaced by the version's band (steps.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from aiohttp import web
 from ..models import Asset, Release
 from ..read.cache import Answer, RepoReleases
 from ..read.update import STABLE
+from .steps import Steps, band, step_above
 
 RELEASES_API = "/api/v2/repos/{owner}/{repo}/releases"  # routes.py API
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -66,6 +68,15 @@ class QueryPart:
 
 
 @dataclass(frozen=True, slots=True)
+class Stepped:
+    """A feed that offers required steps (steps.py): the key's last part is the running version
+    the request told, and `of` finds the required versions from the releases and the key's parts
+    (None: not before an answer is built, as Velopack's, read from its packages)."""
+
+    of: Callable[[RepoReleases, Mapping[str, str]], Steps | None]
+
+
+@dataclass(frozen=True, slots=True)
 class FileRoute:
     """A route beside a feed that serves files the feed names relative to itself (Velopack's
     packages): registered after the feeds, documented from `operation`, never kept or counted
@@ -87,7 +98,8 @@ class Feed:
     channel: bool = False  # the key ends with the `?channel=`
     remade: Remake | None = None  # None: its body cannot be made from the releases alone
     updaters: tuple[Updater, ...] = ()
-    query_part: QueryPart | None = None
+    query_parts: tuple[QueryPart, ...] = ()
+    stepped: Stepped | None = None
     _template: str = field(init=False, repr=False)
     _names: tuple[str, ...] = field(init=False, repr=False)
 
@@ -95,8 +107,7 @@ class Feed:
         object.__setattr__(self, "_template", f"feed {self.key}")
         names = tuple(name for _, name, _, _ in string.Formatter().parse(self.key) if name)
         names = (*names, "channel") if self.channel else names
-        if self.query_part is not None:
-            names = (*names, self.query_part.name)
+        names = (*names, *(part.name for part in self.query_parts))
         object.__setattr__(self, "_names", names)
 
     @property
@@ -109,9 +120,30 @@ class Feed:
         made = self._template.format_map(match)
         if self.channel:
             made = f"{made} {query.get('channel') or STABLE}"
-        if self.query_part is not None:
-            made = f"{made} {self.query_part.of(query)}"
+        for part in self.query_parts:
+            made = f"{made} {part.of(query)}"
         return made
+
+    def kept_key(self, releases: RepoReleases, key: str) -> str | None:
+        """The key the answer to a request known by `key` is kept under: `key` itself, or for a
+        feed with steps its running version's band (None: the steps are not known yet)."""
+        if self.stepped is None:
+            return key
+        kept = releases.bands.get(key)
+        if kept is not None:
+            return kept
+        head, _, running = key.rpartition(" ")
+        steps = releases.steps.get(head)
+        if steps is None:
+            parts = self.parts_of(key)
+            # a part with a space in it (`?channel=a%20b`): no steps, whatever its words say
+            steps = () if parts is None else self.stepped.of(releases, parts)
+            if steps is None:
+                return None
+            releases.keep_steps(head, steps)
+        kept = f"{head} {band(step_above(steps, running))}"
+        releases.keep_band(key, kept)
+        return kept
 
     def parts_of(self, key: str) -> dict[str, str] | None:
         """The named parts of one of this feed's keys; None if it has not as many."""

@@ -50,6 +50,13 @@ def feed_of(key: str) -> tuple[Feed, dict[str, str]] | None:
     return None if parts is None else (feed, parts)
 
 
+def kept_key(releases: RepoReleases, key: str) -> str:
+    """The key the answer to a request known by `key` is kept under: a feed's band of required
+    steps (feed.py `Feed.kept_key`), else `key` itself."""
+    found = feed_of(key)
+    return (found[0].kept_key(releases, key) or key) if found is not None else key
+
+
 def remade_body(releases: RepoReleases, key: str) -> bytes:
     """The body of the answer kept under the feed key `key`, made again from the releases, for
     the version it offered (insights/proxy_log.py); the URLs inside do not matter. b"" where

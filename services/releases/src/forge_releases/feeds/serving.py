@@ -31,6 +31,8 @@ YAML = "text/yaml; charset=utf-8"
 
 Built = Answer | str
 Build = Callable[[RepoReleases, Link], Built | Awaitable[Built]]
+# (the releases, the key a request is known by) -> the key its answer is kept under
+KeptAs = Callable[[RepoReleases, str], Awaitable[str]]
 
 
 def fast_key(feed: Feed) -> Callable[[web.BaseRequest, Mapping[str, str]], str | None]:
@@ -51,13 +53,20 @@ def routed_key(feed: Feed, request: web.Request) -> str:
     return feed.key_of(request.match_info, request.query)
 
 
-async def serve(request: web.Request, cache_key: str, build: Build) -> web.Response:
+async def serve(
+    request: web.Request, cache_key: str, build: Build, kept_as: KeptAs | None = None
+) -> web.Response:
     """The prepared answer under `cache_key`, or `build` it; a str from `build` is a URL to
-    redirect to (an uploaded file, served as is)."""
+    redirect to (an uploaded file, served as is). With `kept_as`, the answer is kept under the
+    key it makes from the releases and `cache_key` (a feed's band of required steps, feed.py),
+    and counted under `cache_key`."""
     resolved = await resolve(request)
     releases = await repo_releases(request.app, resolved.ref.repo_id)
     keyed = signed(request)
     cache = request.app[RELEASE_CACHE]
+    counted_key = cache_key
+    if kept_as is not None:
+        cache_key = await kept_as(releases, cache_key)
     answer = None if keyed else cache.kept(releases, cache_key)
     if answer is None:
         ref = resolved.ref
@@ -68,14 +77,14 @@ async def serve(request: web.Request, cache_key: str, build: Build) -> web.Respo
         outcome = build(releases, link)
         built = await outcome if inspect.isawaitable(outcome) else outcome
         if isinstance(built, str):
-            request.app[INSIGHTS].answered(resolved.ref.repo_id, cache_key, b"")
+            request.app[INSIGHTS].answered(resolved.ref.repo_id, counted_key, b"")
             return web.Response(
                 status=302, headers={"Location": built, **cache_headers(resolved.public)}
             )
         answer = built
         if not keyed:
             cache.remember_answer(releases, cache_key, answer)
-    request.app[INSIGHTS].answered(resolved.ref.repo_id, cache_key, answer.body)
+    request.app[INSIGHTS].answered(resolved.ref.repo_id, counted_key, answer.body)
     return answer.respond(request, resolved.public)
 
 

@@ -14,6 +14,15 @@ Squirrel.Windows place theirs (the UUID's bytes 12-15, big-endian, as a fraction
 staged release is listed for the buckets below its percentage. Without a `stagingId` (the .NET
 client sends none) a staged release is held back, as Squirrel.Mac's and Tauri's feeds do. The
 bucket (not the id) is part of the kept answer's key, so an answer is kept per bucket.
+
+Required steps: the client tells its running version (`localVersion`; the .NET client too, unless
+its `QueryMode` sends no query) and installs the newest Full the feed lists, so an install below a
+required release is given the feed without the packages above that release (steps.py; kept per
+band of running versions). Which releases are steps is read from the packages of the channel, so
+it is found when an answer is first built.
+
+Roll back needs nothing of the feed: a withdrawn release is listed nowhere, and the client
+installs the newest Full listed though it is lower only with `AllowVersionDowngrade`.
 """
 
 from __future__ import annotations
@@ -40,9 +49,10 @@ from ..read.resolve import resolve
 from ..read.update_check import repo_releases
 from . import queries
 from .channels import staged
-from .feed import Counted, Feed, FileRoute, Link, QueryPart, Updater
+from .feed import Counted, Feed, FileRoute, Link, QueryPart, Stepped, Updater
 from .nuspec import NOT_VELOPACK, Package, package_of
 from .serving import routed_key, serve
+from .steps import Steps, running_word, step_of_key, unsaid
 
 PACKAGE = ".nupkg"
 DELTA = "-delta.nupkg"
@@ -128,13 +138,27 @@ def _of_channel(releases: RepoReleases, known: Mapping[int, Package], channel: s
     return found
 
 
+def required_steps(releases: RepoReleases, known: Mapping[int, Package], channel: str) -> Steps:
+    """The versions of the channel's Full packages whose release is a required step."""
+    found = _of_channel(releases, known, channel)
+    return tuple(
+        sorted({v for v, kind, release, *_ in found if kind == "Full" and release.required})
+    )
+
+
 def assets(
-    releases: RepoReleases, known: Mapping[int, Package], channel: str, bucket: str
+    releases: RepoReleases,
+    known: Mapping[int, Package],
+    channel: str,
+    bucket: str,
+    step: semver.Version | None = None,
 ) -> list[dict[str, Any]]:
-    """The feed's `Assets`, newest version first, Full before Delta."""
+    """The feed's `Assets`, newest version first, Full before Delta; none above `step`."""
     found = _of_channel(releases, known, channel)
     versions = sorted({version for version, *_ in found})
-    offered = [item for item in found if _takes(item[2], bucket)]
+    offered = [
+        item for item in found if _takes(item[2], bucket) and (step is None or item[0] <= step)
+    ]
     fulls = {version for version, kind, *_ in offered if kind == "Full"}
     listed = []
     for version, kind, _, asset, package in offered:
@@ -161,12 +185,23 @@ async def velopack_feed(request: web.Request) -> web.Response:
     if _CHANNEL.fullmatch(channel) is None:
         raise NoReleasesFound()
     bucket = bucket_of(request.query)
+    key = routed_key(FEED, request)
+
+    async def kept_as(releases: RepoReleases, key: str) -> str:
+        kept = FEED.kept_key(releases, key)
+        if kept is None:  # the steps are read from the packages: found now, then kept
+            known = await packages(request.app, releases)
+            head = key.rpartition(" ")[0]
+            releases.keep_steps(head, required_steps(releases, known, channel.lower()))
+            kept = FEED.kept_key(releases, key) or key
+        return kept
 
     async def build(releases: RepoReleases, link: Link) -> Answer:
         known = await packages(request.app, releases)
-        return feed_body(assets(releases, known, channel.lower(), bucket))
+        step = step_of_key(await kept_as(releases, key))
+        return feed_body(assets(releases, known, channel.lower(), bucket, step))
 
-    return await serve(request, routed_key(FEED, request), build)
+    return await serve(request, key, build, kept_as)
 
 
 async def velopack_package(request: web.Request) -> web.StreamResponse:
@@ -192,6 +227,15 @@ def _channel_says(channel: str) -> Mapping[str, str]:
 
 def _nothing(_: str) -> Mapping[str, str]:
     return {}
+
+
+def _local_version(query: Mapping[str, str]) -> str:
+    return running_word(query.get("localVersion", ""))
+
+
+def _steps_not_read(releases: RepoReleases, parts: Mapping[str, str]) -> Steps | None:
+    """None: the steps come from the packages' readings, found by the handler."""
+    return None
 
 
 _ASSET = {
@@ -224,8 +268,14 @@ _STAGING_ID = query_param(
     "stagingId",
     {"type": "string"},
     "the install's UUID (Velopack's Rust-based clients send it with localVersion and id, which "
-    "are ignored): a staged release is listed for the installs inside its percentage; without "
+    "is ignored): a staged release is listed for the installs inside its percentage; without "
     "one, held back",
+)
+_LOCAL_VERSION = query_param(
+    "localVersion",
+    {"type": "string"},
+    "the running version: an install below a required release is given the packages up to "
+    "that release only",
 )
 _KEY = query_param(
     "key",
@@ -239,8 +289,9 @@ FEED = Feed(
     path="/{owner}/{repo}/velopack/releases.{channel}.json",
     handler=velopack_feed,
     key="velopack {channel}",
-    query_part=QueryPart("staging", bucket_of),
-    counted=Counted({"channel": _channel_says, "staging": _nothing}),
+    query_parts=(QueryPart("staging", bucket_of), QueryPart("running", _local_version)),
+    stepped=Stepped(_steps_not_read),
+    counted=Counted({"channel": _channel_says, "staging": _nothing, "running": unsaid}),
     updaters=(Updater("Velopack (its UpdateManager: Windows, macOS, Linux)", (PACKAGE,)),),
     operation=operation(
         "velopackFeed",
@@ -252,6 +303,7 @@ FEED = Feed(
                 "osx, linux (vpk's defaults) or any name",
             ),
             _STAGING_ID,
+            _LOCAL_VERSION,
             _KEY,
         ],
         {

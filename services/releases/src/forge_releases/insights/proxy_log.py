@@ -26,7 +26,7 @@ import asyncpg
 from aiohttp import web
 from forge_common.keys import DB_POOL, SETTINGS
 
-from ..feeds.registry import FEEDS, remade_body
+from ..feeds.registry import FEEDS, kept_key, remade_body
 from ..read.resolve import lookup
 from ..read.update import STABLE, UpdateQuery
 from ..read.update_check import prepare_answer, repo_releases
@@ -92,7 +92,7 @@ async def _body(app: web.Application, repo_id: int, key: str, status: str) -> by
     if status == "204":
         return b""
     releases = await repo_releases(app, repo_id)
-    kept = releases.answers.get(key)
+    kept = releases.answers.get(kept_key(releases, key))
     if kept is not None:
         return kept.body
     if key.startswith("feed "):

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+import semver
 from aiohttp import hdrs, web
 from forge_common.access import Access
 from forge_common.auth import is_anonymous
@@ -35,6 +36,10 @@ from forge_common.conditional import none_match
 
 from ..httpcache import MICRO_CACHE_UNTIL, cache_headers, micro_cache_until
 from ..models import Release, RepoRef, Resolved
+
+# the feeds' step lists kept per repository (RepoReleases.steps): one per feed, arch and channel
+STEPS_KEPT = 1024
+BANDS_KEPT = 4096  # the request keys whose band is remembered, per repository
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +132,24 @@ class RepoReleases:
     # the versions of the withdrawn releases (never candidates): installs on them may be rolled
     # back (safety/decide.py)
     withdrawn: frozenset[str] = frozenset()
+    # the required versions a feed's answers are banded by, under the key's words before the
+    # running version (feeds/steps.py): found once per feed, arch and channel
+    steps: dict[str, tuple[semver.Version, ...]] = field(default_factory=dict)
+    # a request's key -> the key of its band's answer, worked out once per key (a repeated check
+    # is one lookup, no version parsed)
+    bands: dict[str, str] = field(default_factory=dict)
+
+    def keep_steps(self, head: str, steps: tuple[semver.Version, ...]) -> None:
+        """Keep a feed's required versions; a flood of channel names cannot grow memory."""
+        if len(self.steps) >= STEPS_KEPT:
+            self.steps.clear()
+        self.steps[head] = steps
+
+    def keep_band(self, key: str, kept_key: str) -> None:
+        """Remember the band of a request's key; a flood of versions cannot grow memory."""
+        if len(self.bands) >= BANDS_KEPT:
+            self.bands.clear()
+        self.bands[key] = kept_key
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ docs/decisions.md "The update check".
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -42,11 +42,17 @@ def update_check_key(request: web.BaseRequest, match: Mapping[str, str]) -> str:
 
 
 def kept_response(
-    app: web.Application, request: web.BaseRequest, match: Mapping[str, str], key: str
+    app: web.Application,
+    request: web.BaseRequest,
+    match: Mapping[str, str],
+    key: str,
+    *,
+    kept_as: Callable[[RepoReleases, str], str | None] | None = None,
 ) -> web.Response | None:
-    """The answer kept under `key` for the repository of `match` (`owner`, `repo`), for an
-    anonymous caller of a repository anyone may read, with no await; None: take the full path.
-    What the update check and the feeds (feeds/serving.py) give before routing."""
+    """The answer kept under `key` (or under `kept_as` of it: a feed's band of required steps,
+    feeds/feed.py) for the repository of `match` (`owner`, `repo`), for an anonymous caller of a
+    repository anyone may read, with no await; None: take the full path. What the update check
+    and the feeds (feeds/serving.py) give before routing; counted under `key`."""
     cache = app[RELEASE_CACHE]
     entry = cache.readable_by_anyone(request, match["owner"], match["repo"])
     if entry is None:
@@ -54,7 +60,10 @@ def kept_response(
     releases = cache.get_repo(entry.ref.repo_id)
     if releases is None:
         return None
-    answer = cache.kept(releases, key)
+    kept_key = key if kept_as is None else kept_as(releases, key)
+    if kept_key is None:
+        return None
+    answer = cache.kept(releases, kept_key)
     if answer is None:
         return None
     app[INSIGHTS].checked(entry.ref.repo_id, key, answer.body)  # counted: docs/insights.md
