@@ -10,9 +10,9 @@ import re
 from typing import Any
 
 from forge_common import scopes
+from forge_common.accounts.tokens import KNOWN_SCOPES, create_token
 from forge_common.app import create_app
 from forge_common.service import installed_services
-from forge_common.accounts.tokens import KNOWN_SCOPES, create_token
 
 from .test_form_sessions import _database_state, _world
 

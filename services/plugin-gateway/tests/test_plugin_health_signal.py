@@ -16,7 +16,7 @@ from typing import Any
 
 import aiohttp
 from forge_common.accounts import tokens
-from forge_common.accounts import account_by_name
+from forge_common.accounts.queries import account_by_name
 from forge_common.app import create_app as create_common_app
 from forge_common.service import installed_services
 from forge_gateway.keys import PLUGIN_MANAGER
