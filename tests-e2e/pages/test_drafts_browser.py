@@ -91,7 +91,7 @@ def test_a_publisher_finds_drafts_console_and_insights(stack: Stack, browser: An
     assert "Edit release v2.0.0" in page.locator("h1").inner_text()
     page.context.close()
     admin = _signed_in(stack, browser, "ada")
-    assert _console_links(admin) == ["New release", "Insights", "Settings"]
+    assert _console_links(admin) == ["New release", "Insights", "Settings", "Audit log"]
     admin.context.close()
 
 

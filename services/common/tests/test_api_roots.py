@@ -50,6 +50,8 @@ PAGES = {
     "/{org}/settings/pins",
     # a repository's insights for its admins and publishers (docs/insights.md)
     "/{owner}/{repo}/insights",
+    # its audit log for its admins (docs/audit.md "In the console")
+    "/{owner}/{repo}/audit",
 }
 
 
