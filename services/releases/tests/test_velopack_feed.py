@@ -110,13 +110,26 @@ async def test_the_feed_lists_the_channels_packages_with_exactly_the_nine_keys(
     ]
     assert await feed(client, "win") == {"Assets": []}  # no package: no update, never a 404
 
-    # each .nupkg was read once and kept; the fakes are kept as "no Velopack package"
+    # each .nupkg was read once and kept (those uploaded at upload, the draft's too; the world's
+    # by the feed); the fakes are kept as "no Velopack package"
     rows = await client.app[DB_POOL].fetch(
         "SELECT package_id, channel FROM releases.velopack_packages ORDER BY asset_id"
     )
-    assert sorted((r["package_id"], r["channel"]) for r in rows) == sorted(
-        [("", ""), ("AccApp", "linux"), ("AccApp", "beta"), ("AccApp", "linux"), ("", ""), ("", "")]
-    )
+    kept = [("", ""), ("AccApp", "linux"), ("AccApp", "beta"), ("AccApp", "linux"), ("", "")]
+    kept += [("", ""), ("AccApp", "linux")]  # the last: the draft's, read at upload
+    assert sorted((r["package_id"], r["channel"]) for r in rows) == sorted(kept)
+
+
+async def test_a_package_is_read_at_upload_from_its_own_nuspec(make_client: Any, load: Any) -> None:
+    await load(one_repo([]))
+    client = await make_client()
+    # the file name says another id, version and channel: the package's .nuspec is what is kept
+    package = nupkg("AccApp", "1.0.0", "osx", notes="First")
+    await publish(client, "v1.0.0", {"Other-9.9.9-win-full.nupkg": package}, draft=True)
+    rows = await client.app[DB_POOL].fetch(
+        "SELECT package_id, version, channel, notes_markdown FROM releases.velopack_packages"
+    )  # before any feed asked, for a draft that no feed lists
+    assert [tuple(row) for row in rows] == [("AccApp", "1.0.0", "osx", "First")]
 
 
 async def test_packages_download_at_the_feeds_base_url(make_client: Any, load: Any) -> None:

@@ -1,7 +1,7 @@
 """Reading a stored Velopack package's `.nuspec` (forge_common.nuspec says what it holds) without
 fetching the package: zipfile, in a worker thread, reads the zip's directory and the `.nuspec`
 through ranged reads of the storage, so a package of any size costs a few small reads. Read once
-per asset, the first time the Velopack feed needs it, and kept (feeds/queries.py).
+per asset, at upload (or the first time the Velopack feed needs it), and kept (feeds/queries.py).
 """
 
 from __future__ import annotations

@@ -89,18 +89,27 @@ async def packages(app: web.Application, releases: RepoReleases) -> dict[int, Pa
     ]
     if not assets:
         return {}
-    db = app[DB_POOL]
-    known = await queries.packages_of(db, [asset.id for asset in assets])
+    known = await queries.packages_of(app[DB_POOL], [asset.id for asset in assets])
     for asset in assets:
-        if asset.id in known:
-            continue
-        read = await package_of(app[STORAGE], asset.sha256, asset.size)
-        if read is None:  # the blob is missing from storage: logged where it is served
-            known[asset.id] = NOT_VELOPACK
-            continue
-        await queries.keep_package(db, asset.id, read)
-        known[asset.id] = read
+        if asset.id not in known:
+            # the blob is missing from storage (logged where it is served): no package
+            known[asset.id] = await _read_and_keep(app, asset) or NOT_VELOPACK
     return known
+
+
+async def read_at_upload(app: web.Application, asset: Asset) -> None:
+    """A just-uploaded `.nupkg`'s `.nuspec`, read from the package's own bytes and kept; the feed
+    reads any package not kept yet (uploaded by an older forge, loaded from a world file, or
+    while the storage could not be read back)."""
+    if asset.name.lower().endswith(PACKAGE):
+        await _read_and_keep(app, asset)
+
+
+async def _read_and_keep(app: web.Application, asset: Asset) -> Package | None:
+    read = await package_of(app[STORAGE], asset.sha256, asset.size)
+    if read is not None:
+        await queries.keep_package(app[DB_POOL], asset.id, read)
+    return read
 
 
 def _entry(kind: str, asset: Asset, package: Package, version: semver.Version) -> dict[str, Any]:

@@ -37,8 +37,9 @@ from ..errors import (
     ReleaseNotFound,
     StorageFailed,
 )
+from ..feeds import velopack
 from ..keys import DOWNLOAD_COUNTER, STORAGE
-from ..linux.repository import read_at_upload
+from ..linux import repository as linux_repository
 from ..models import Asset, Release, RepoRef
 from ..read import render
 from ..read.queries import release_by_id
@@ -211,16 +212,17 @@ async def uploaded_asset(
     except OSError:
         log.exception("storing an upload for %s/%s failed", ref.owner, ref.name)
         raise StorageFailed() from None
-    await read_linux_package(request.app, asset)
+    await read_package_at_upload(request.app, asset)
     return ref, release, asset, blob
 
 
-async def read_linux_package(app: web.Application, asset: Asset) -> None:
-    """A `.deb` or `.rpm` is read now, from its own bytes, and what it says kept for the Linux
-    repositories (linux/repository.py); if the storage cannot be read back right now, the first
-    repository request reads it instead."""
+async def read_package_at_upload(app: web.Application, asset: Asset) -> None:
+    """A `.deb`, `.rpm` or Velopack `.nupkg` is read now, from its own bytes, and what it says
+    kept for the Linux repositories (linux/repository.py) or the Velopack feed; if the storage
+    cannot be read back right now, the first request that needs it reads it instead."""
     try:
-        await read_at_upload(app, asset)
+        await linux_repository.read_at_upload(app, asset)
+        await velopack.read_at_upload(app, asset)
     except StorageUnavailable:
         log.warning("the package %s is read later: the storage is unavailable", asset.id)
 
