@@ -534,3 +534,33 @@ async def add_desktop_releases(
             for k, name in enumerate(assets)
         ],
     )
+
+
+# --- a running rollout plan (`--rollout-plan` of bench/releases/bench.py and feeds.py) ---
+
+_PLAN_GATES = (
+    '{"uptake": {"enabled": true, "min_share": 0.5, "window_seconds": 0, "min_checks": 20},'
+    ' "external": {"enabled": true, "max_drop": 0.01, "min_sessions": 100}}'
+)
+# the releases service evaluates the plans this often (docs/rollouts.md), 50 times its default
+ROLLOUT_PLAN_ENV = {"ROLLOUT_EVALUATION_SECONDS": "0.2"}
+
+
+async def add_rollout_plans(conn: Any, percent: int) -> None:
+    """A running rollout plan at `percent` on the newest release of every repository: one step
+    held a day, both gates on, so each evaluation reads the gates' figures and moves nothing."""
+    steps = f'[{{"percent": {percent}, "hold_seconds": 86400, "min_installs": 0}}]'
+    await conn.execute(
+        f"""WITH newest AS (
+                SELECT DISTINCT ON (repo_id) id, repo_id FROM releases.releases
+                 ORDER BY repo_id, created_at DESC)
+            INSERT INTO releases.rollout_plans
+                   (release_id, repo_id, steps, gates, on_failure, state, step, due_at, summary)
+            SELECT id, repo_id, '{steps}', '{_PLAN_GATES}', 'halt', 'running', 0, now(),
+                   'bench' FROM newest"""
+    )
+    await conn.execute(
+        "UPDATE releases.releases SET rollout = $1 WHERE id IN "
+        "(SELECT release_id FROM releases.rollout_plans)",
+        percent,
+    )

@@ -47,8 +47,10 @@ from forge_testing.processes import wait_until_ready
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
 from harness import (
     PINNED,
+    ROLLOUT_PLAN_ENV,
     Report,
     WrkRun,
+    add_rollout_plans,
     can_pin,
     fail,
     migrated,
@@ -73,30 +75,6 @@ COUNTING_TARGET = 0.97  # the check with counting against the check without
 LIST_TARGET = 0.5
 FULL = {"sizes": "10,1000,100000", "duration": "10s", "warmup": "2s", "rounds": 3}
 SMOKE = {"sizes": "10", "duration": "1s", "warmup": "0", "rounds": 1}
-
-
-PLAN_STEPS = '[{"percent": 50, "hold_seconds": 86400, "min_installs": 0}]'
-PLAN_GATES = (
-    '{"uptake": {"enabled": true, "min_share": 0.5, "window_seconds": 0, "min_checks": 20},'
-    ' "external": {"enabled": true, "max_drop": 0.01, "min_sessions": 100}}'
-)
-
-
-async def add_plans(conn: Any) -> None:
-    """A running rollout plan on the newest release of every repository (`--rollout-plan`)."""
-    await conn.execute(
-        f"""WITH newest AS (
-                SELECT DISTINCT ON (repo_id) id, repo_id FROM releases.releases
-                 ORDER BY repo_id, created_at DESC)
-            INSERT INTO releases.rollout_plans
-                   (release_id, repo_id, steps, gates, on_failure, state, step, due_at, summary)
-            SELECT id, repo_id, '{PLAN_STEPS}', '{PLAN_GATES}', 'halt', 'running', 0, now(),
-                   'bench' FROM newest"""
-    )
-    await conn.execute(
-        "UPDATE releases.releases SET rollout = 50 WHERE id IN "
-        "(SELECT release_id FROM releases.rollout_plans)"
-    )
 
 
 async def prepare(url: str, sizes: list[int], plans: bool = False) -> None:
@@ -137,7 +115,7 @@ async def prepare(url: str, sizes: list[int], plans: bool = False) -> None:
                 records=assets,
             )
         if plans:
-            await add_plans(conn)
+            await add_rollout_plans(conn, 50)
         await conn.execute("ANALYZE")
 
 
@@ -283,7 +261,7 @@ def main() -> int:
     with workspace("forge-bench-") as (folder, db_url):
         report.row(f"loading {', '.join(map(str, sizes))} releases ...")
         asyncio.run(prepare(db_url, sizes, args.rollout_plan))
-        plan_env = {"ROLLOUT_EVALUATION_SECONDS": "0.2"} if args.rollout_plan else None
+        plan_env = ROLLOUT_PLAN_ENV if args.rollout_plan else None
         if args.rollout_plan:
             report.row("a running rollout plan on each repository, evaluated every 0.2 s")
         with service("releases", db_url, folder / "storage", plan_env) as (process, base):

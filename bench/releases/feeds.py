@@ -10,9 +10,12 @@ on every start, so every feed is held to the update check's target (docs/decisio
 feeds"): >= 0.85 of the bare handler, side by side.
 
     .venv/bin/python bench/releases/feeds.py [--duration 10s] [--rounds 3] [--smoke] [--only NAME]
+                                   [--rollout-plan]
 
 `--only NAME` (repeatable) measures only the routes whose name starts with NAME (`velopack`,
 `squirrel windows`): one feed re-measured after a change to it, without the others' minutes.
+`--rollout-plan` runs the service with a running plan at 100 % on the newest release, evaluated
+every 0.2 s (the feeds answer the same bytes): the feeds' figures beside a run without one.
 
 Per route: alternating rounds (bare handler, then the service; their ratio's median and the CPU
 per request), then as many side-by-side rounds (harness.side_by_side: both servers at once on one
@@ -38,10 +41,12 @@ from forge_testing.processes import wait_until_ready
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
 from harness import (
     PINNED,
+    ROLLOUT_PLAN_ENV,
     Report,
     WrkRun,
     add_bench_app,
     add_desktop_releases,
+    add_rollout_plans,
     alternating_args,
     can_pin,
     fail,
@@ -117,13 +122,15 @@ ROUTES = {
 }
 
 
-async def prepare(url: str, storage: Path) -> None:
+async def prepare(url: str, storage: Path, plan: bool = False) -> None:
     """User `bench` and its public repository `app`: 10 releases, each with a macOS zip, a full
     and a delta Squirrel package (electron-builder and Squirrel default names) and a signed Tauri
     bundle."""
     async with migrated(url) as conn:
         _, repo = await add_bench_app(conn)
         await add_desktop_releases(conn, repo, 10, "", FEED_ASSETS)
+        if plan:  # at 100 %: every feed answers the same bytes as without one
+            await add_rollout_plans(conn, 100)
         # the Velopack feed's readings of the packages' .nuspec, as kept after its first answer
         # (the shared blob is no zip): every package is App's, on the osx channel
         await conn.execute(
@@ -225,12 +232,18 @@ def figures(alternating: list[tuple[WrkRun, WrkRun]], together: list[tuple[WrkRu
     )
 
 
-def selected_routes() -> dict[str, tuple[str, str, str]]:
-    """The routes to measure: `--only NAME` (taken off the command line here), else all."""
+def own_options() -> argparse.Namespace:
+    """`--only NAME` and `--rollout-plan`, taken off the command line here."""
     pre = argparse.ArgumentParser(add_help=False)
     pre.add_argument("--only", action="append", default=[])
+    pre.add_argument("--rollout-plan", action="store_true")
     known, rest = pre.parse_known_args()
     sys.argv[1:] = rest
+    return known
+
+
+def selected_routes(known: argparse.Namespace) -> dict[str, tuple[str, str, str]]:
+    """The routes to measure: `--only NAME`, else all."""
     if not known.only:
         return ROUTES
     chosen = {
@@ -244,7 +257,8 @@ def selected_routes() -> dict[str, tuple[str, str, str]]:
 
 
 def main() -> int:
-    routes = selected_routes()
+    options = own_options()
+    routes = selected_routes(options)
     args = alternating_args(__doc__, "rounds per route (alternating, then side by side)")
     require_tool("wrk")
     report = Report("bench-feeds", args.smoke)
@@ -255,8 +269,11 @@ def main() -> int:
     worst: tuple[float, str] = (float("inf"), "")
     with workspace("forge-bench-feeds-") as (folder, db_url):
         storage = folder / "storage"
-        asyncio.run(prepare(db_url, storage))
-        with service("releases", db_url, storage) as (process, base):
+        asyncio.run(prepare(db_url, storage, options.rollout_plan))
+        plan_env = ROLLOUT_PLAN_ENV if options.rollout_plan else None
+        if options.rollout_plan:
+            report.row("a running rollout plan (100 %) on the newest release, evaluated each 0.2 s")
+        with service("releases", db_url, storage, plan_env) as (process, base):
             for name, (path, expected, _) in routes.items():
                 if expected.encode() not in fetch(base + path):
                     fail(f"{name} did not answer {expected}")
