@@ -223,6 +223,9 @@ def main() -> int:
             "DATABASE_URL": database_url,
             "STORAGE_PATH": str(folder / "storage"),  # `forge load` stores the assets' bytes
             "LOG_LEVEL": "WARNING",
+            # argon2's cheapest cost, as the tests' (docs/accounts.md "Passwords"): at the
+            # default's 0.2 s of CPU a check, the run by password made 2 to 7 cases in its time
+            "ARGON2_PARAMETERS": "t=1,m=1024,p=1",
         }
         subprocess.run(
             [str(BIN / "forge"), "load", str(HERE / "world.json")],
