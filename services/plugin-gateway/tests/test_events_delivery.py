@@ -267,7 +267,8 @@ async def test_notify_wakes_the_worker_and_its_listen_connection_comes_back(
     await asyncio.wait_for(notifications.listening.wait(), 5)
     pool = client.app[DELIVERY_WORKER].pool
     await store_unleased(pool, [envelope()], ["quick"])
-    await helpers.eventually(lambda: fake.calls["OnEvent"] == 1, within=3, what="NOTIFY")
+    # within 10 s: only NOTIFY can deliver it before the 30 s poll, on however loaded a machine
+    await helpers.eventually(lambda: fake.calls["OnEvent"] == 1, within=10, what="NOTIFY")
     pid = notifications.server_pid
     assert pid is not None
     await db.execute("SELECT pg_terminate_backend($1)", pid)
@@ -277,4 +278,4 @@ async def test_notify_wakes_the_worker_and_its_listen_connection_comes_back(
         what="a new LISTEN connection",
     )
     await store_unleased(pool, [envelope()], ["quick"])
-    await helpers.eventually(lambda: fake.calls["OnEvent"] == 2, within=3, what="NOTIFY again")
+    await helpers.eventually(lambda: fake.calls["OnEvent"] == 2, within=10, what="NOTIFY again")
