@@ -17,7 +17,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -185,15 +185,23 @@ def stack(
     (if any) added to the services' environment."""
     world = request.module.WORLD
     extra = getattr(request.module, "STACK_ENV", None)
-    yield from start_stack(e2e_database, world, tmp_path_factory.mktemp("e2e"), extra)
+    replicas = getattr(request.module, "STACK_REPLICAS", 1)
+    workdir = tmp_path_factory.mktemp("e2e")
+    yield from start_stack(e2e_database, world, workdir, extra, releases_replicas=replicas)
 
 
 @contextlib.contextmanager
 def running_nginx(
-    port: int, upstreams: Mapping[str, int], logs: Path, insights_log: Path | None = None
+    port: int,
+    upstreams: Mapping[str, int],
+    logs: Path,
+    insights_log: Path | None = None,
+    more_releases: Sequence[int] = (),
 ) -> Iterator[Process]:
     """nginx as a plain process from deploy/nginx, in front of `upstreams` (name -> port);
-    `insights_log`: where it writes the checks it answers from its micro-cache."""
+    `insights_log`: where it writes the checks it answers from its micro-cache; `more_releases`:
+    the ports of more releases replicas in its upstream (each a `server` line, as in Kubernetes a
+    Service's endpoints are)."""
     nginx = find_nginx()
     if nginx is None:
         pytest.skip("nginx is not installed (make deploy-tools installs it as root)")
@@ -204,7 +212,11 @@ def running_nginx(
         prefix,
         {
             "NGINX_LISTEN": f"127.0.0.1:{port}",
-            "RELEASES_UPSTREAM": f"127.0.0.1:{upstreams['releases']}",
+            # the template's `server ${RELEASES_UPSTREAM};` takes one address: more replicas
+            # follow it as `server` lines of their own
+            "RELEASES_UPSTREAM": "; server ".join(
+                f"127.0.0.1:{p}" for p in (upstreams["releases"], *more_releases)
+            ),
             "ORGS_UPSTREAM": f"127.0.0.1:{upstreams['orgs']}",
             "GATEWAY_UPSTREAM": f"127.0.0.1:{upstreams['gateway']}",
             **({"INSIGHTS_LOG": str(insights_log)} if insights_log else {}),
@@ -244,15 +256,19 @@ def start_stack(
     world: Mapping[str, Any],
     workdir: Path,
     extra_env: Mapping[str, str] | None = None,
+    releases_replicas: int = 1,
 ) -> Iterator[Stack]:
     """Load `world`, start the plugin, the three services and nginx; yield; stop them all.
-    `extra_env` adds to or overrides the services' environment (e.g. BODY_READ_TIMEOUT)."""
+    `extra_env` adds to or overrides the services' environment (e.g. BODY_READ_TIMEOUT);
+    `releases_replicas`: releases processes behind nginx (the second is `releases-2` in
+    `ports`)."""
     if find_nginx() is None:
         pytest.skip("nginx is not installed (make deploy-tools installs it as root)")
     logs = workdir / "logs"
     logs.mkdir(parents=True)
     nginx_port = free_port()
-    ports = {name: free_port() for name in ("releases", "orgs", "gateway", "plugin")}
+    more = [f"releases-{n}" for n in range(2, releases_replicas + 1)]
+    ports = {name: free_port() for name in ("releases", "orgs", "gateway", "plugin", *more)}
     base_url = f"http://127.0.0.1:{nginx_port}/"
     stack = Stack(base_url, nginx_port, ports)
     forge = [sys.executable, "-m", "forge_common.cli"]
@@ -281,15 +297,15 @@ def start_stack(
         )
         stack.processes.append(plugin)
         _wait_until(plugin, _log_says(plugin, "listening on"), "listening")
-        for service in ("releases", "orgs", "gateway"):
+        for name in ("releases", "orgs", "gateway", *more):
+            service = name.partition("-")[0]
             argv = [*forge, "serve", "--service", service, "--host", "127.0.0.1"]
-            stack.processes.append(
-                _start(service, [*argv, "--port", str(ports[service])], env, logs)
-            )
+            stack.processes.append(_start(name, [*argv, "--port", str(ports[name])], env, logs))
         for process in stack.processes[1:]:
             _wait_until(process, _http_ok(ports[process.name], "/readyz"), "/readyz")
         insights_log = Path(services["INSIGHTS_PROXY_LOG"])
-        with running_nginx(nginx_port, ports, logs, insights_log) as proxy:
+        more_ports = [ports[name] for name in more]
+        with running_nginx(nginx_port, ports, logs, insights_log, more_ports) as proxy:
             stack.processes.append(proxy)
             yield stack
     finally:
