@@ -11,10 +11,8 @@ writer, a stranger alike. Answers are never stored (`Cache-Control: no-store`).
 
 from __future__ import annotations
 
-from typing import Any
-
 from aiohttp import web
-from forge_common.audit import Entry, Filters, queries
+from forge_common.audit import Filters, queries
 from forge_common.auth import viewer_of
 from forge_common.errors import AuthTokenMissing, NotFound
 from forge_common.keys import DB_POOL, SETTINGS
@@ -22,23 +20,9 @@ from forge_common.render import json_response
 
 from ..read.handlers import link_header
 from ..read.params import page_of
-from .reading import entries_of, filters_of, readable_log, text_of
+from .reading import entries_of, filters_of, readable_log, rendered, text_of
 
 _NO_STORE = {"Cache-Control": "no-store"}
-
-
-def rendered(entry: Entry) -> dict[str, Any]:
-    return {
-        "id": entry.id,
-        "created_at": entry.created_at,
-        "actor": entry.actor,
-        "kind": entry.kind,
-        "target": entry.target,
-        "changes": entry.changes,
-        "request_id": entry.request_id,
-        "source": entry.source,
-        "repo_id": entry.repo_id,
-    }
 
 
 async def _page(request: web.Request, base: str, filters: Filters) -> web.Response:

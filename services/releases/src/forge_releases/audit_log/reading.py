@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
+from typing import Any
 
 from aiohttp import web
 from forge_common.access import Access
@@ -62,3 +63,17 @@ async def readable_log(request: web.Request) -> Resolved:
     if resolved.access < Access.ADMIN:
         raise RepoNotFound()  # not even that there is a log: 404 as for a private repository
     return resolved
+
+
+def rendered(entry: Entry) -> dict[str, Any]:
+    return {
+        "id": entry.id,
+        "created_at": entry.created_at,
+        "actor": entry.actor,
+        "kind": entry.kind,
+        "target": entry.target,
+        "changes": entry.changes,
+        "request_id": entry.request_id,
+        "source": entry.source,
+        "repo_id": entry.repo_id,
+    }

@@ -16,7 +16,7 @@ from forge_common.audit import Entry
 from forge_common.keys import DB_POOL
 from forge_common.pages import page
 
-from ..audit_log.reading import entries_of, filters_of, readable_log
+from ..audit_log.reading import entries_of, filters_of, readable_log, rendered
 from ..read.params import page_of
 from .forms import console_page
 from .releases import repo_context
@@ -51,19 +51,12 @@ def _shown(value: Any) -> str:
 
 
 def _row(entry: Entry) -> dict[str, Any]:
-    return {
-        "id": entry.id,
-        "created_at": entry.created_at,
-        "actor": entry.actor,
-        "kind": entry.kind,
-        "target": entry.target,
-        "source": entry.source,
-        "request_id": entry.request_id,
-        "changes": [
-            (field, _shown(change.get("before")), _shown(change.get("after")))
-            for field, change in entry.changes.items()
-        ],
-    }
+    """The API's fields of an entry, each change as (field, before, after) cut for the page."""
+    changes = [
+        (field, _shown(change.get("before")), _shown(change.get("after")))
+        for field, change in entry.changes.items()
+    ]
+    return {**rendered(entry), "changes": changes}
 
 
 @page
