@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,6 +89,17 @@ class Stack:
 
     def get(self, path: str, headers: Mapping[str, str] | None = None) -> Response:
         return self.request("GET", path, headers)
+
+    def wait_until_cached(self, path: str, within: float = 3.0) -> None:
+        """Until nginx answers `path` from its micro-cache (a whole second may end between two
+        requests); each answer an update check, list or feed may give (200, 204, 404)."""
+        deadline = time.monotonic() + within
+        while True:
+            reply = self.get(path)
+            assert reply.status in (200, 204, 404), reply.body
+            if reply.headers.get("X-Cache-Status") == "HIT":
+                return
+            assert time.monotonic() < deadline, f"{path} is not answered from the cache"
 
     def direct(self, service: str, method: str, path: str, **kw: Any) -> Response:
         return self.request(method, path, port=self.ports[service], **kw)

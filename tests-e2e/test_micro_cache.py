@@ -73,7 +73,7 @@ def test_identical_anonymous_checks_are_answered_from_the_cache(stack: Stack) ->
 )
 def test_update_feeds_are_answered_from_the_cache_too(stack: Stack, path: str) -> None:
     """The feeds are hot paths like the update check (docs/operations.md "Micro-cache")."""
-    _kept(stack, path)
+    stack.wait_until_cached(path)
     assert status_of(stack, f"{path}?key=abc") == "BYPASS"
 
 
@@ -118,13 +118,6 @@ def test_the_service_says_until_when_and_nginx_keeps_that_to_itself(stack: Stack
     assert "X-Accel-Expires" not in stack.get(UPDATE).headers
 
 
-def _kept(stack: Stack, path: str) -> None:
-    """Until nginx answers `path` from its cache (a whole second may end between two requests)."""
-    deadline = time.monotonic() + 3
-    while status_of(stack, path) != "HIT":
-        assert time.monotonic() < deadline, f"{path} is not answered from the cache"
-
-
 @pytest.mark.alone  # measures time: run after the parallel tests
 def test_a_publish_shows_within_one_second(stack: Stack) -> None:
     """Publishes at random offsets within nginx's whole seconds: no request that starts 1 s or more
@@ -136,7 +129,7 @@ def test_a_publish_shows_within_one_second(stack: Stack) -> None:
     for n in range(6):
         time.sleep(rng.random())  # anywhere in the second
         for path in (LIST, LATEST):
-            _kept(stack, path)
+            stack.wait_until_cached(path)
         tag = f"v3.{n}.0"
         created = stack.request("POST", LIST, author, json.dumps({"tag_name": tag}).encode())
         assert created.status == 201, created.body

@@ -53,13 +53,6 @@ YANK_PATHS = (
 REPLICAS = ("releases", "releases-2")
 
 
-def _kept(stack: Stack, path: str) -> None:
-    """Until nginx answers `path` from its cache (a whole second may end between two requests)."""
-    deadline = time.monotonic() + 3
-    while stack.get(path).headers.get("X-Cache-Status") != "HIT":
-        assert time.monotonic() < deadline, f"{path} is not answered from the cache"
-
-
 @pytest.mark.alone  # measures time: run after the parallel tests
 def test_a_withdrawal_shows_within_one_second_in_every_feed_on_every_replica(stack: Stack) -> None:
     """Every path's answer is kept by nginx and by both replicas when the release is withdrawn
@@ -68,7 +61,7 @@ def test_a_withdrawal_shows_within_one_second_in_every_feed_on_every_replica(sta
     for path in YANK_PATHS:
         for replica in REPLICAS:  # each replica's own kept answer names 2.0.0
             assert b"2.0.0" in stack.direct(replica, "GET", path).body, (replica, path)
-        _kept(stack, path)
+        stack.wait_until_cached(path)
         assert b"2.0.0" in stack.get(path).body, path
     release_id = stack.get(f"{YANK}/v2.0.0").json()["id"]
     author = {"Authorization": f"token {TOKEN}", "Content-Type": "application/json"}
