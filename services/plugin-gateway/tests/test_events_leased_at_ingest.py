@@ -77,10 +77,14 @@ async def test_an_ingest_leases_to_its_worker_what_it_can_start_and_the_rest_wai
     fake = helpers.FakePlugin("now", events=["release.published"])
     gate = gated(fake)
     await fakes(fake)
-    client = await fresh([helpers.entry(fake, max_in_flight=CAP)], options(helpers))
+    # Claims only when woken (the first event's NOTIFY, a freed slot), never on a poll: a claim
+    # under way when the ingest runs would hold the free slots the ingest leases here.
+    quiet = options(helpers, poll_interval=30.0)
+    client = await fresh([helpers.entry(fake, max_in_flight=CAP)], quiet)
     worker = client.app[DELIVERY_WORKER]
     gate.set()
     await settled(client, db, "now")
+    await helpers.eventually(lambda: not worker.claim_under_way, what="the claim after it")
     gate.clear()
     events = [envelope() for _ in range(3 * CAP)]
     assert (await post_events(client, events)).status == 202

@@ -62,6 +62,7 @@ class DeliveryWorker:
         self._claiming: asyncio.Task[None] | None = None  # the claim under way (one at a time)
         self._throughput = Throughput()
         self._reserved: Counter[str] = Counter()  # leases of ingests under way, per plugin
+        self._claim_wants: Counter[str] = Counter()  # what the claim under way asks, per plugin
         # Per plugin: may due deliveries wait in the table? Unknown (so yes) until a claim finds
         # fewer than it asked for; yes again once an ingest stores some without a lease.
         self._backlog: dict[str, bool] = {}
@@ -136,6 +137,10 @@ class DeliveryWorker:
 
     def wake(self) -> None:
         self._wake.set()
+
+    @property
+    def claim_under_way(self) -> bool:
+        return self._claiming is not None
 
     async def _run(self) -> None:
         next_prune = time.monotonic()
@@ -220,7 +225,8 @@ class DeliveryWorker:
     def _ingest_quota(self, most: int) -> dict[str, int]:
         """How many of an ingest's fresh deliveries (at most `most`) each plugin's queue can
         take: its free slots and `prefetch_seconds` of the most it finished in a second over the
-        last minute, less what is queued or reserved by ingests under way. None for a plugin
+        last minute, less what is queued, asked by the claim under way or reserved by ingests
+        under way. None for a plugin
         with older deliveries waiting in the table (claims take those first, in order), nor
         while the worker is stopped or its outcomes are behind (see `unrecorded`)."""
         if self._runner is None or self.unrecorded() >= self.options.outcome_batch:
@@ -231,7 +237,11 @@ class DeliveryWorker:
                 continue
             if self._backlog.get(plugin.name, True):
                 continue
-            held = len(self._queues.get(plugin.name, ())) + self._reserved[plugin.name]
+            held = (
+                len(self._queues.get(plugin.name, ()))
+                + self._reserved[plugin.name]
+                + self._claim_wants[plugin.name]
+            )
             free = self.cap(plugin) - self.in_flight[plugin.name]
             ahead = int(self._throughput.peak(plugin.name) * self.options.prefetch_seconds)
             room = min(most, free + ahead - held)
@@ -249,13 +259,16 @@ class DeliveryWorker:
     async def _claim(self, wanted: list[tuple[str, int]]) -> None:
         """Claim for each (plugin, how many), into its queue; the worker is woken to start the
         calls. A failed claim wakes nobody: the next poll tries again (the database may be
-        down)."""
+        down). What it asks counts as held until it is in the queue, or an ingest running
+        meanwhile would lease the same free slots again."""
         claimed_any = False
+        self._claim_wants.update(dict(wanted))
         try:
             for plugin, limit in wanted:
                 lease, held = self.options.lease_seconds, self._held()
                 ingests = self._left_unleased[plugin]
                 claimed = await queries.claim(self.pool, plugin, limit, self.owner, lease, held)
+                self._claim_wants[plugin] -= limit
                 # A full claim: maybe more. An ingest that left some meanwhile: maybe after
                 # the claim's snapshot.
                 full = len(claimed) >= limit
@@ -268,6 +281,7 @@ class DeliveryWorker:
             return
         finally:
             self._claiming = None
+            self._claim_wants.clear()
             if claimed_any:
                 self._wake.set()
         self.database.succeeded()
