@@ -52,6 +52,7 @@ def plugin_source(name: str) -> str:
         raise ValueError(f"not a plugin name: {name!r}")
     return source
 
+
 # Field names whose values are credentials: never recorded, whatever the caller passes.
 SECRET_FIELDS = frozenset(
     {
