@@ -321,3 +321,40 @@ async def _both_look_again(collectors: list[Any], helpers: Any, times: int = 10)
     await helpers.eventually(
         lambda: all(c.looks >= t for c, t in zip(collectors, targets, strict=True)), within=10
     )
+
+
+def _change(release_id: int, state: str, at: str, kind: str = "release.rollout.changed") -> Any:
+    from .events_support import envelope
+
+    payload = {"repo_id": 7, "release_id": release_id, "tag": "v1.1.0", "state": state,
+               "replaces_release_id": 41, "replaces_tag": "v1.0.0"}  # fmt: skip
+    return envelope(kind, occurred_at=f"2026-01-02T03:04:0{at}Z", payload=payload)
+
+
+async def test_the_gateway_learns_which_plans_run_from_the_events_in_any_order(
+    fresh: Any, db: Any
+) -> None:
+    """An event that arrives late (a retry) never overwrites a newer state, in one batch or two,
+    and a deleted release's plan stays gone."""
+    from .events_support import post_events
+
+    client = await fresh([])
+    batches = [
+        [_change(42, "halted", "2"), _change(43, "running", "1"), _change(43, "paused", "2")],
+        [_change(42, "running", "1"), _change(44, "running", "1")],
+        [_change(44, "running", "2", kind="release.deleted"), _change(45, "running", "1")],
+        [_change(44, "running", "3")],
+    ]
+    for batch in batches:
+        reply = await post_events(client, batch)
+        assert reply.status == 202, await reply.text()
+    rows = await db.fetch(
+        """SELECT release_id, state, replaces_release_id, replaces_tag
+             FROM gateway.rollouts ORDER BY release_id"""
+    )
+    assert [tuple(row) for row in rows] == [
+        (42, "halted", 41, "v1.0.0"),
+        (43, "paused", 41, "v1.0.0"),
+        (44, "deleted", 41, "v1.0.0"),
+        (45, "running", 41, "v1.0.0"),
+    ]
