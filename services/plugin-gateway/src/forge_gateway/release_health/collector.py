@@ -19,6 +19,7 @@ import logging
 
 import asyncpg
 from forge_common import audit
+from forge_common.db import transaction
 from forge_common.outage import DATABASE, Dependency, round_failed
 from plugin.v1 import release_health_pb2
 
@@ -140,7 +141,7 @@ class HealthCollector:
     ) -> None:  # fmt: skip
         """Every version's figures in one transaction, each with its audit entry if changed."""
         try:
-            async with pool.acquire() as conn, conn.transaction():
+            async with transaction(pool) as conn:
                 for version, (sessions, crashed) in figures.items():
                     release_id, tag = asked[version]
                     before = await queries.store_figures(
