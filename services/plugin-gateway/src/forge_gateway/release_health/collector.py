@@ -95,7 +95,13 @@ class HealthCollector:
         if not due:
             return 0
         rollouts = await queries.running_rollouts(pool)
-        await asyncio.gather(*(self._round(pool, plugin, rollouts) for plugin in due))
+        # every plugin's round ends before the next look, whatever happened to the others'
+        outcomes = await asyncio.gather(
+            *(self._round(pool, plugin, rollouts) for plugin in due), return_exceptions=True
+        )
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
         return len(due)
 
     async def _round(
@@ -159,4 +165,5 @@ class HealthCollector:
                         repo_id=rollout.repo_id,
                     )  # fmt: skip
         except asyncpg.ForeignKeyViolationError:  # the release was deleted meanwhile
-            log.info("plugin %s: a release of %s is gone; figures not stored", plugin, rollout.repo)
+            where = f"{rollout.owner}/{rollout.repo}"
+            log.info("plugin %s: a release of %s is gone; figures not stored", plugin, where)
