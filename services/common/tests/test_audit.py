@@ -74,6 +74,21 @@ async def test_unknown_sources_are_refused(db):
         await _record(db, source="carrier-pigeon")
 
 
+async def test_a_plugin_is_a_source_named_after_it(db):
+    """`plugin:NAME` (a plugin's release health figures); the table refuses any other text."""
+    await _record(db, actor=None, source=audit.plugin_source("crash-figures"))
+    assert await db.fetchval("SELECT source FROM core.audit_log") == "plugin:crash-figures"
+    for bad in ("plugin:", "plugin:-x", "plugin:a b", "plugins:x"):
+        with pytest.raises(ValueError, match="source"):
+            await _record(db, source=bad)
+        with pytest.raises(asyncpg.CheckViolationError):
+            await db.execute(
+                "INSERT INTO core.audit_log (kind, target, source) VALUES ('x.y', 't', $1)", bad
+            )
+    with pytest.raises(ValueError, match="not a plugin name"):
+        audit.plugin_source("a b")
+
+
 async def test_the_log_is_append_only(db):
     await _record(db)
     with pytest.raises(asyncpg.RaiseError, match="append-only"):

@@ -33,7 +33,7 @@ async def test_admin_listing_shows_state_versions_manifest_health_and_breaker(
     port = helpers.free_port()
     client = await gateway(
         [
-            helpers.entry(ready, config={"api_key": "s3cr3t"}),
+            helpers.entry(ready, config={"api_key": "s3cr3t"}, health_repositories=["acme/*"]),
             helpers.entry("gone", address=f"127.0.0.1:{port}"),
             helpers.entry("off", address="unix:/tmp/off.sock", enabled=False),
         ]
@@ -60,11 +60,15 @@ async def test_admin_listing_shows_state_versions_manifest_health_and_breaker(
     assert first["health"]["checked_at"].endswith("Z")
     assert first["breaker"]["state"] == "closed"
     assert first["timeouts"]["HealthCheck"] == 0.5
+    assert first["timeouts"]["GetReleaseHealth"] == 10.0
+    assert first["health_repositories"] == ["acme/*"]
     assert first["deliveries"] == {"pending": 0, "dead": 0}
 
     gone = listing["gone"]
     assert gone["state"] == "down" and gone["error"]
     assert gone["reported_protocol_version"] is None and gone["manifest"] is None
+
+    assert gone["health_repositories"] == []  # none unless granted
 
     assert listing["off"]["state"] == "disabled"
     assert listing["off"]["address"] == "unix:/tmp/off.sock"

@@ -29,7 +29,7 @@ def test_check_lists_the_plugins_of_a_good_file(tmp_path: Path, capsys: Any) -> 
         json.dumps(
             {
                 "plugins": [
-                    {"name": "a", "address": "127.0.0.1:1"},
+                    {"name": "a", "address": "127.0.0.1:1", "health_repositories": ["acme/*"]},
                     {"name": "b", "address": "unix:/run/b.sock", "enabled": False},
                 ]
             }
@@ -38,6 +38,7 @@ def test_check_lists_the_plugins_of_a_good_file(tmp_path: Path, capsys: Any) -> 
     assert main(["plugins", "check", str(path)], env={}) == 0
     out = capsys.readouterr().out
     assert "2 plugin(s)" in out and "b at unix:/run/b.sock (disabled)" in out
+    assert "a at 127.0.0.1:1 (release health of acme/*)" in out
 
 
 def test_check_reports_every_problem_and_fails(tmp_path: Path, capsys: Any) -> None:

@@ -35,7 +35,9 @@ async def test_dropping_the_delivery_foreign_keys_keeps_every_row_and_pruning_st
                INSERT INTO gateway.delivery_attempts (delivery_id, attempt, started_at, outcome)
                SELECT id, 1, now(), 'delivered' FROM d"""
         )
-        applied = await migrate(conn, everything)
+        # the upgrade to 0003 (later migrations have their own reasons)
+        to_0003 = [m for m in everything if not (m.schema == "gateway" and m.version > 3)]
+        applied = await migrate(conn, to_0003)
         assert [(m.schema, m.version) for m in applied] == [("gateway", 3)]
         counts = await conn.fetchrow(
             """SELECT (SELECT count(*) FROM gateway.events) AS events,

@@ -175,3 +175,39 @@ def test_gateway_does_not_start_with_a_bad_file(tmp_path: Path) -> None:
 
 def test_empty_plugin_list_is_fine(tmp_path: Path) -> None:
     assert load_plugins_file(write(tmp_path, {"plugins": []})) == []
+
+
+def test_health_repositories_grant_names_that_can_exist(tmp_path: Path) -> None:
+    """`health_repositories` (docs/plugins.md "Release health"): `owner/repo` or `owner/*`,
+    none by default; anything else is refused, naming the entry."""
+    entry = {"name": "crashes", "address": "127.0.0.1:1"}
+    [default] = load_plugins_file(write(tmp_path, {"plugins": [entry]}))
+    assert default.health_repositories == () and not default.reports_health_of("acme", "app")
+    granted = {**entry, "health_repositories": ["acme/app", "Tools/*", "acme/app"]}
+    [plugin] = load_plugins_file(write(tmp_path, {"plugins": [granted]}))
+    assert plugin.health_repositories == ("acme/app", "Tools/*")
+    assert plugin.reports_health_of("ACME", "App") and plugin.reports_health_of("tools", "x")
+    assert not plugin.reports_health_of("acme", "other")
+    assert not plugin.reports_health_of("acme", "*")  # a grant's star is not a repository's
+    for bad in ("acme", "*/*", "acme/app/x", "acme/a b", "", 7):
+        found = problems(tmp_path, {"plugins": [{**entry, "health_repositories": [bad]}]})
+        assert found == [
+            f"plugins[0] (crashes).health_repositories: {bad!r} is not 'owner/repo' or 'owner/*'"
+        ]
+    found = problems(tmp_path, {"plugins": [{**entry, "health_repositories": "acme/app"}]})
+    assert found == [
+        "plugins[0] (crashes).health_repositories: must be a list of 'owner/repo' or 'owner/*'"
+    ]
+
+
+def test_plugin_health_seconds_is_read_in_the_one_place() -> None:
+    """PLUGIN_HEALTH_SECONDS (docs/rollouts.md "From a plugin") sets the gateway's interval."""
+    from forge_gateway.options import Options, with_settings
+
+    env = {"DATABASE_URL": "postgresql://forge@localhost/forge"}
+    assert with_settings(Options(), Settings.from_env(env)) == Options()
+    quick = with_settings(Options(), Settings.from_env({**env, "PLUGIN_HEALTH_SECONDS": "0.2"}))
+    assert (quick.release_health.interval, quick.release_health.poll_interval) == (0.2, 0.2)
+    for bad in ("0", "-1", "soon"):
+        with pytest.raises(ConfigError, match="PLUGIN_HEALTH_SECONDS"):
+            Settings.from_env({**env, "PLUGIN_HEALTH_SECONDS": bad})

@@ -9,6 +9,7 @@ reflection.
 
 from .errors import HTTPError, PluginError
 from .events import EVENT_TYPES, Event
+from .health import RELEASE_HEALTH_PERMISSION, HealthRequest, ReleaseVersion, VersionHealth
 from .http import Caller, Headers, Request, Response, ResponseLike
 from .manifest import Manifest, Route
 from .plugin import Plugin
@@ -19,15 +20,19 @@ __all__ = [
     "EVENT_TYPES",
     "MAX_MESSAGE_BYTES",
     "PROTOCOL_VERSION",
+    "RELEASE_HEALTH_PERMISSION",
     "Caller",
     "Event",
     "HTTPError",
     "Headers",
+    "HealthRequest",
     "Manifest",
     "Plugin",
     "PluginError",
+    "ReleaseVersion",
     "Request",
     "Response",
     "ResponseLike",
     "Route",
+    "VersionHealth",
 ]

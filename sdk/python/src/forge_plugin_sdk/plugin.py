@@ -23,6 +23,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import TypeVar
 
+from .health import HealthHandler, ReleaseHealthServicer
 from .manifest import Manifest
 from .registry import EventHandler, InitializeHook, Registry, RouteHandler, ShutdownHook
 from .server import RunningServer, start_server, stop_server
@@ -34,6 +35,7 @@ _E = TypeVar("_E", bound=EventHandler)
 _R = TypeVar("_R", bound=RouteHandler)
 _I = TypeVar("_I", bound=InitializeHook)
 _S = TypeVar("_S", bound=ShutdownHook)
+_H = TypeVar("_H", bound=HealthHandler)
 
 
 class Plugin:
@@ -102,6 +104,19 @@ class Plugin:
         self.registry.shutdown_hooks.append(hook)
         return hook
 
+    def on_release_health(self, handler: _H) -> _H:
+        """Decorate an ``async def handler(request: HealthRequest) -> Iterable[VersionHealth]``
+        answering forge's GetReleaseHealth (a rollout's external signal).
+
+        The manifest then asks for the permission ``release:health``; forge calls the handler
+        only for the repositories its operator granted the plugin. Return the figures of the
+        versions you know (leave the others out); raise PluginError when there are none now.
+        """
+        if self.registry.health_handler is not None:
+            raise ValueError("on_release_health is already declared")
+        self.registry.health_handler = handler
+        return handler
+
     # State --------------------------------------------------------------------
 
     @property
@@ -125,7 +140,9 @@ class Plugin:
         """Start serving on ``address`` (port 0 picks a free one); return the bound port."""
         if self._running is not None:
             raise RuntimeError(f"plugin {self.registry.name} is already running")
-        self._running = await start_server(PluginServicer(self.registry), address)
+        health = self.registry.health_handler
+        extra = () if health is None else (ReleaseHealthServicer(health, self.registry.name),)
+        self._running = await start_server(PluginServicer(self.registry), address, extra)
         self.registry.serving = True
         log.info(
             "plugin %s %s listening on %s",

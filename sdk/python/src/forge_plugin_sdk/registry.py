@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from .events import Event
+from .health import RELEASE_HEALTH_PERMISSION, HealthHandler
 from .http import Request, ResponseLike
 from .manifest import Manifest, Route, normalize_method, validate_path
 
@@ -35,6 +36,8 @@ class Registry:
     routes: dict[tuple[str, str], tuple[Route, RouteHandler]] = field(default_factory=dict)
     initialize_hooks: list[InitializeHook] = field(default_factory=list)
     shutdown_hooks: list[ShutdownHook] = field(default_factory=list)
+    # Set by @plugin.on_release_health: the plugin serves ReleaseHealthService too.
+    health_handler: HealthHandler | None = None
     # Set by Initialize.
     config: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     server_version: str = ""
@@ -63,6 +66,12 @@ class Registry:
         """Methods declared for ``path``, for a 405's Allow header."""
         return sorted(method for method, route_path in self.routes if route_path == path)
 
+    def _permissions(self) -> tuple[str, ...]:
+        """The declared permissions, with release:health when a health handler is set."""
+        if self.health_handler is None or RELEASE_HEALTH_PERMISSION in self.permissions:
+            return self.permissions
+        return (*self.permissions, RELEASE_HEALTH_PERMISSION)
+
     def manifest(self) -> Manifest:
         """The manifest as declared so far."""
         return Manifest(
@@ -71,6 +80,6 @@ class Registry:
             description=self.description,
             subscribed_events=tuple(self.event_handlers),
             routes=tuple(route for route, _ in self.routes.values()),
-            required_permissions=self.permissions,
+            required_permissions=self._permissions(),
             license_tier=self.license_tier,
         )

@@ -8,13 +8,18 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc  # type: ignore[import-untyped]
 from grpc_reflection.v1alpha import reflection  # type: ignore[import-untyped]
-from plugin.v1 import plugin_pb2, plugin_pb2_grpc
+from plugin.v1 import plugin_pb2, plugin_pb2_grpc, release_health_pb2, release_health_pb2_grpc
+
+from .health import ReleaseHealthServicer
 
 #: Largest message either side accepts. gRPC's 4 MiB default breaks HTTP
 #: bodies and large payloads; the gateway uses the same limit.
 MAX_MESSAGE_BYTES = 32 * 1024 * 1024
 
 PLUGIN_SERVICE = plugin_pb2.DESCRIPTOR.services_by_name["PluginService"].full_name
+RELEASE_HEALTH_SERVICE = release_health_pb2.DESCRIPTOR.services_by_name[
+    "ReleaseHealthService"
+].full_name
 HEALTH_SERVICE: str = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
 
 SERVER_OPTIONS: list[tuple[str, Any]] = [
@@ -42,16 +47,21 @@ class RunningServer:
 
 
 async def start_server(
-    servicer: plugin_pb2_grpc.PluginServiceServicer, address: str
+    servicer: plugin_pb2_grpc.PluginServiceServicer,
+    address: str,
+    optional: tuple[ReleaseHealthServicer, ...] = (),
 ) -> RunningServer:
-    """Bind ``address`` (``host:port``, port 0 for any, or ``unix:PATH``) and start serving."""
+    """Bind ``address`` (``host:port``, port 0 for any, or ``unix:PATH``) and start serving
+    PluginService, and the optional services the plugin declared."""
     server = grpc.aio.server(options=SERVER_OPTIONS)
     plugin_pb2_grpc.add_PluginServiceServicer_to_server(servicer, server)
+    names = [PLUGIN_SERVICE]
+    for extra in optional:
+        release_health_pb2_grpc.add_ReleaseHealthServiceServicer_to_server(extra, server)
+        names.append(RELEASE_HEALTH_SERVICE)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (PLUGIN_SERVICE, HEALTH_SERVICE, reflection.SERVICE_NAME), server
-    )
+    reflection.enable_server_reflection((*names, HEALTH_SERVICE, reflection.SERVICE_NAME), server)
     try:
         port = server.add_insecure_port(address)
     except RuntimeError as exc:  # grpc reports a failed bind this way

@@ -107,6 +107,10 @@ class Settings:
     # ROLLOUT_EVALUATION_SECONDS: seconds between two evaluations of the running rollout plans
     # (releases service; docs/rollouts.md); None: the service's default (10 s)
     rollout_evaluation_seconds: float | None = None
+    # PLUGIN_HEALTH_SECONDS: seconds between two rounds in which the plugin gateway asks a plugin
+    # for release health figures (docs/rollouts.md "From a plugin"); None: the gateway's default
+    # (60 s)
+    plugin_health_seconds: float | None = None
     # Browser sessions (docs/accounts.md "Sessions"): ended after this long without a request,
     # and this long after sign-in whatever happens (OWASP's idle and absolute timeouts).
     session_idle_seconds: float = 3600.0
@@ -170,6 +174,7 @@ class Settings:
             else None,
             insights_flush_seconds=_seconds(env, "INSIGHTS_FLUSH_SECONDS", 0.0) or None,
             rollout_evaluation_seconds=_seconds(env, "ROLLOUT_EVALUATION_SECONDS", 0.0) or None,
+            plugin_health_seconds=_seconds(env, "PLUGIN_HEALTH_SECONDS", 0.0) or None,
             session_idle_seconds=_seconds(env, "SESSION_IDLE_SECONDS", cls.session_idle_seconds),
             session_absolute_seconds=_seconds(
                 env, "SESSION_ABSOLUTE_SECONDS", cls.session_absolute_seconds

@@ -42,6 +42,9 @@ def run_check(args: argparse.Namespace, env: Mapping[str, str]) -> int:
         extras = [
             "disabled" if not plugin.enabled else "",
             "tls" if plugin.tls is not None else "",
+            f"release health of {', '.join(plugin.health_repositories)}"
+            if plugin.health_repositories
+            else "",
         ]
         notes = ", ".join(e for e in extras if e)
         print(f"  {plugin.name} at {plugin.address}" + (f" ({notes})" if notes else ""))

@@ -7,7 +7,9 @@ from aiohttp import web
 from .events.delivery import DeliveryWorker
 from .options import Options
 from .plugins.manager import PluginManager
+from .release_health.collector import HealthCollector
 
 OPTIONS = web.AppKey("forge_gateway.options", Options)
 PLUGIN_MANAGER = web.AppKey("forge_gateway.plugin_manager", PluginManager)
 DELIVERY_WORKER = web.AppKey("forge_gateway.delivery_worker", DeliveryWorker)
+HEALTH_COLLECTOR = web.AppKey("forge_gateway.health_collector", HealthCollector)

@@ -1,19 +1,22 @@
 """Cleanup contexts of the gateway, registered in this order: plugins join before deliveries
 start, and on shutdown deliveries stop before the plugins get Shutdown. Both come after the
-common database pool, so it is open for as long as they run. The delivery worker has a small
+common database pool, so it is open for as long as they run. The release health collector runs
+last (it calls joined plugins, on the common pool). The delivery worker has a small
 pool of its own (docs/events.md "Under overload"): a backlog never takes the connections the HTTP
 handlers answer with, and the handlers never delay the lease heartbeat."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 from aiohttp import web
+from forge_common import tasks
 from forge_common.db import create_pool
-from forge_common.keys import NOTIFICATIONS, SETTINGS
+from forge_common.keys import DB_POOL, NOTIFICATIONS, SETTINGS
 from forge_common.outage import database
 
-from .keys import DELIVERY_WORKER, PLUGIN_MANAGER
+from .keys import DELIVERY_WORKER, HEALTH_COLLECTOR, PLUGIN_MANAGER
 
 
 async def plugin_manager_context(app: web.Application) -> AsyncIterator[None]:
@@ -58,3 +61,24 @@ async def delivery_context(app: web.Application) -> AsyncIterator[None]:
             await worker.stop()
     finally:
         await pool.close()
+
+
+# How long a stopping gateway lets a round of health calls finish before cancelling it.
+HEALTH_STOP_GRACE = 2.0
+
+
+async def health_collector_context(app: web.Application) -> AsyncIterator[None]:
+    """Ask plugins for release health while the application runs (docs/rollouts.md "From a
+    plugin"); asked to stop, a round under way gets a short grace, then is cancelled."""
+    collector = app[HEALTH_COLLECTOR]
+    collector.database = database(app)  # one tracker of the database's outages per process
+    stopping = asyncio.Event()
+    task = asyncio.create_task(
+        collector.run(app[DB_POOL], stopping), name="gateway-release-health-collector"
+    )
+    try:
+        yield
+    finally:
+        stopping.set()
+        await asyncio.wait({task}, timeout=HEALTH_STOP_GRACE)
+        await tasks.stop(task)

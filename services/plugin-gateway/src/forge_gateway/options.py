@@ -7,7 +7,9 @@ PLUGINS_FILE (plugins/config.py).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+
+from forge_common.config import Settings
 
 from .plugins.versions import MIN_PROTOCOL_VERSION, PROTOCOL_VERSION, RPC_MIN_VERSION
 
@@ -78,6 +80,19 @@ class DeliveryOptions:
 
 
 @dataclass(frozen=True, slots=True)
+class ReleaseHealthOptions:
+    """Asking plugins for release health figures (release_health/collector.py, docs/rollouts.md
+    "From a plugin")."""
+
+    # Seconds between two rounds of one plugin, across all replicas: each round asks it once per
+    # running plan of a repository granted to it. PLUGIN_HEALTH_SECONDS sets it for a process.
+    interval: float = 60.0
+    # How often each replica looks whether a round is due (a statement per plugin that asks for
+    # release:health); a round starts within about this long of its due time.
+    poll_interval: float = 5.0
+
+
+@dataclass(frozen=True, slots=True)
 class Options:
     """Tuning knobs of plugin connections, supervision and HTTP bodies; delivery's are nested."""
 
@@ -99,7 +114,20 @@ class Options:
     max_http_body_bytes: int = 30 * MiB
     breaker: BreakerOptions = field(default_factory=BreakerOptions)
     delivery: DeliveryOptions = field(default_factory=DeliveryOptions)
+    release_health: ReleaseHealthOptions = field(default_factory=ReleaseHealthOptions)
     # The protocol this gateway speaks and accepts; tests play a future gateway by raising them.
     protocol_version: int = PROTOCOL_VERSION
     min_protocol_version: int = MIN_PROTOCOL_VERSION
     rpc_versions: Mapping[str, int] = field(default_factory=lambda: RPC_MIN_VERSION)
+
+
+def with_settings(options: Options, settings: Settings) -> Options:
+    """`options` with what the environment sets over them: PLUGIN_HEALTH_SECONDS (a process
+    started as `forge serve` has no other way to be tuned)."""
+    seconds = settings.plugin_health_seconds
+    if seconds is None:
+        return options
+    health = ReleaseHealthOptions(
+        interval=seconds, poll_interval=min(options.release_health.poll_interval, seconds)
+    )
+    return replace(options, release_health=health)

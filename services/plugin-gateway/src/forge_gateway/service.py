@@ -9,26 +9,30 @@ from forge_common.service import Service, bind_options
 
 from .cli import add_commands
 from .events.delivery import DeliveryWorker
-from .keys import DELIVERY_WORKER, OPTIONS, PLUGIN_MANAGER
-from .lifecycle import delivery_context, plugin_manager_context
+from .keys import DELIVERY_WORKER, HEALTH_COLLECTOR, OPTIONS, PLUGIN_MANAGER
+from .lifecycle import delivery_context, health_collector_context, plugin_manager_context
 from .metrics import add_gateway_metrics
-from .options import Options
+from .options import Options, with_settings
 from .plugins.config import load_plugins_file
 from .plugins.manager import PluginManager
+from .release_health.collector import HealthCollector
 from .routes import add_routes
 
 
 def setup(app: web.Application, settings: Settings, options: Options) -> None:
     # Read at setup, so a bad file stops `forge serve` with every problem listed.
     plugins = load_plugins_file(settings.plugins_file) if settings.plugins_file else []
+    options = with_settings(options, settings)  # PLUGIN_HEALTH_SECONDS
     manager = PluginManager(plugins, options)
     app[OPTIONS] = options
     app[PLUGIN_MANAGER] = manager
     app[DELIVERY_WORKER] = DeliveryWorker(manager, options.delivery)
+    app[HEALTH_COLLECTOR] = HealthCollector(manager, options.release_health)
     add_gateway_metrics(app, manager, app[DELIVERY_WORKER])
-    # Plugins join first; deliveries stop before the plugins get Shutdown.
+    # Plugins join first; deliveries and health rounds stop before the plugins get Shutdown.
     app.cleanup_ctx.append(plugin_manager_context)
     app.cleanup_ctx.append(delivery_context)
+    app.cleanup_ctx.append(health_collector_context)
     add_routes(app)
 
 

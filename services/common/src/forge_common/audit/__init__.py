@@ -10,6 +10,7 @@ Nothing secret is ever recorded: `record()` refuses a change of a field whose va
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,6 +30,7 @@ __all__ = [
     "changes_between",
     "current_origin",
     "origin_of",
+    "plugin_source",
     "record",
     "record_as",
     "record_here",
@@ -38,6 +40,18 @@ __all__ = [
 # Where a change came from: the web console, the HTTP API, the `forge` CLI (and the world file
 # it loads), or the system itself (a rollout plan deciding, retention).
 SOURCES = frozenset({"console", "api", "cli", "system"})
+# ...or a plugin, named as in PLUGINS_FILE: `plugin:NAME` (a plugin's release health figures,
+# stored by the gateway; docs/rollouts.md "From a plugin").
+_PLUGIN_SOURCE = re.compile(r"plugin:[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def plugin_source(name: str) -> str:
+    """The audit source of the plugin configured as `name`."""
+    source = f"plugin:{name}"
+    if _PLUGIN_SOURCE.fullmatch(source) is None:
+        raise ValueError(f"not a plugin name: {name!r}")
+    return source
+
 
 # Field names whose values are credentials: never recorded, whatever the caller passes.
 SECRET_FIELDS = frozenset(
@@ -95,7 +109,7 @@ async def record(
     changed field to its (before, after) values, which must be JSON values."""
     if not conn.is_in_transaction():
         raise RuntimeError("record() must run inside the transaction that makes the change")
-    if source not in SOURCES:
+    if source not in SOURCES and _PLUGIN_SOURCE.fullmatch(source) is None:
         raise ValueError(f"unknown audit source {source!r}")
     as_json = _as_json(changes)
     entry_id, created_at = await queries.insert(

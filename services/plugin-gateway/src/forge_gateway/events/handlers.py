@@ -17,6 +17,7 @@ from forge_common.render import json_response
 from ..errors import DeliveryNotFound, PluginNotFound, SignatureInvalid
 from ..keys import DELIVERY_WORKER, OPTIONS, PLUGIN_MANAGER
 from ..plugins.plugin import ManagedPlugin
+from ..release_health import tracking
 from . import queries
 from .ingest import parse_batch
 from .models import DeliveryRow
@@ -54,6 +55,9 @@ async def receive_events(request: web.Request) -> web.Response:
 
     worker = request.app[DELIVERY_WORKER]
     stored = await worker.store_events(request.app[DB_POOL], events, targets)
+    # Which rollout plans run (release_health/tracking.py): after the events, so a failure here
+    # answers an error and the relay sends the batch again (stored events are not stored twice).
+    await tracking.track(request.app[DB_POOL], events)
     return json_response({"accepted": stored.new, "duplicates": stored.duplicates}, status=202)
 
 

@@ -19,7 +19,10 @@ from ..options import Options
 from .config import PluginConfig
 from .versions import RPC_MIN_VERSION, supports
 
-SERVICE_PATH = "/plugin.v1.PluginService/"
+PLUGIN_SERVICE = "plugin.v1.PluginService"
+# The optional services beside it (release_health.proto) are not in the version table: a plugin
+# declares one in its manifest, and the caller checks that before calling.
+RELEASE_HEALTH_SERVICE = "plugin.v1.ReleaseHealthService"
 
 # Failures that say "the plugin is unwell": they feed the circuit breaker and are worth retrying.
 TRANSIENT_CODES = frozenset(
@@ -130,10 +133,13 @@ class PluginClient:
         *,
         metadata: Sequence[tuple[str, str]] = (),
         deadline: float | None = None,
+        service: str = PLUGIN_SERVICE,
     ) -> R:
-        """Call `rpc`; raises RpcNotSupported (not sent), PluginDeadline or PluginFailed."""
+        """Call `rpc` of `service`; raises RpcNotSupported (not sent), PluginDeadline or
+        PluginFailed."""
         name = self.plugin.name
-        if not supports(rpc, self.negotiated, self.rpc_versions):
+        versioned = service == PLUGIN_SERVICE
+        if versioned and not supports(rpc, self.negotiated, self.rpc_versions):
             needed = self.rpc_versions.get(rpc)
             raise RpcNotSupported(
                 name,
@@ -142,14 +148,15 @@ class PluginClient:
                 if needed is not None
                 else "not part of any protocol version this gateway speaks",
             )
-        callable_ = self._callables.get(rpc)
+        path = f"/{service}/{rpc}"
+        callable_ = self._callables.get(path)
         if callable_ is None:
             callable_ = self.channel.unary_unary(
-                SERVICE_PATH + rpc,
+                path,
                 request_serializer=_serialize,
                 response_deserializer=response_type.FromString,
             )
-            self._callables[rpc] = callable_
+            self._callables[path] = callable_
         if deadline is None:
             deadline = self.plugin.timeouts.for_rpc(rpc)
         started = self.clock()

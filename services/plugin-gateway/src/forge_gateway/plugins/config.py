@@ -6,7 +6,8 @@
     {"plugins": [{"name": "notify", "address": "127.0.0.1:50051", "config": {"k": "v"},
                   "enabled": true,
                   "tls": {"ca": "ca.pem", "cert": "client.pem", "key": "client.key"},
-                  "timeouts": {"HandleHTTP": 10, "on_event": 5}, "max_in_flight": 16}]}
+                  "timeouts": {"HandleHTTP": 10, "on_event": 5}, "max_in_flight": 16,
+                  "health_repositories": ["acme/app", "acme/*"]}]}
 
 Every problem in the file is reported at once, each line naming the entry (`plugins[1] (notify).
 address: ...`), and the gateway does not start with a bad file.
@@ -23,6 +24,7 @@ from typing import Any
 
 import yaml
 from forge_common.config import ConfigError
+from forge_common.names import is_account_name, is_repo_name
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _HOST_PORT = re.compile(r"^(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(?P<port>[0-9]{1,5})$")
@@ -50,6 +52,7 @@ class Timeouts:
     get_manifest: float = 5.0
     on_event: float = 10.0
     handle_http: float = 30.0
+    get_release_health: float = 10.0  # ReleaseHealthService (release_health.proto)
     # An RPC newer than this table (see versions.RPC_MIN_VERSION) still gets a deadline.
     other: float = 10.0
 
@@ -67,6 +70,7 @@ _RPC_ATTRIBUTES = {
     "GetManifest": "get_manifest",
     "OnEvent": "on_event",
     "HandleHTTP": "handle_http",
+    "GetReleaseHealth": "get_release_health",
 }
 _TIMEOUT_KEYS = {**_RPC_ATTRIBUTES, **{v: v for v in _RPC_ATTRIBUTES.values()}}
 
@@ -92,6 +96,18 @@ class PluginConfig:
     # OnEvent calls in flight at once to this plugin; None is the gateway's default
     # (DeliveryOptions.concurrency). docs/plugins.md "The plugins file".
     max_in_flight: int | None = None
+    # The repositories whose release health this plugin may report (`owner/repo` or `owner/*`),
+    # asked only when its manifest asks for release:health; none by default: least privilege
+    # (docs/plugins.md "Release health").
+    health_repositories: tuple[str, ...] = ()
+
+    def reports_health_of(self, owner: str, repo: str) -> bool:
+        """Whether the operator granted this plugin the repository `owner/repo`."""
+        owner, repo = owner.lower(), repo.lower()
+        return any(
+            grant == f"{owner}/{repo}" or grant == f"{owner}/*"
+            for grant in (g.lower() for g in self.health_repositories)
+        )
 
 
 def load_plugins_file(path: Path) -> list[PluginConfig]:
@@ -153,7 +169,10 @@ def parse_plugins(
     return plugins
 
 
-_ENTRY_KEYS = {"name", "address", "config", "enabled", "tls", "timeouts", "max_in_flight"}
+_ENTRY_KEYS = {
+    "name", "address", "config", "enabled", "tls", "timeouts", "max_in_flight",
+    "health_repositories",
+}  # fmt: skip
 
 
 def _parse_entry(
@@ -176,10 +195,27 @@ def _parse_entry(
     tls = _tls(entry.get("tls"), where, base, problems)
     timeouts = _timeouts(entry.get("timeouts"), where, problems)
     max_in_flight = _max_in_flight(entry.get("max_in_flight"), where, problems)
+    grants = _health_repositories(entry.get("health_repositories", []), where, problems)
     if len(problems) > before:
         return None
     assert isinstance(name, str) and isinstance(enabled, bool)
-    return PluginConfig(name, address, config, enabled, tls, timeouts, max_in_flight)
+    return PluginConfig(name, address, config, enabled, tls, timeouts, max_in_flight, grants)
+
+
+def _health_repositories(value: Any, where: str, problems: list[str]) -> tuple[str, ...]:
+    """`owner/repo` or `owner/*` names, each a name that can exist."""
+    field_name = f"{where}.health_repositories"
+    if not isinstance(value, list):
+        problems.append(f"{field_name}: must be a list of 'owner/repo' or 'owner/*'")
+        return ()
+    grants: list[str] = []
+    for item in value:
+        owner, _, repo = item.partition("/") if isinstance(item, str) else ("", "", "")
+        if not is_account_name(owner) or not (repo == "*" or is_repo_name(repo)):
+            problems.append(f"{field_name}: {item!r} is not 'owner/repo' or 'owner/*'")
+            continue
+        grants.append(item)
+    return tuple(dict.fromkeys(grants))
 
 
 def _max_in_flight(value: Any, where: str, problems: list[str]) -> int | None:

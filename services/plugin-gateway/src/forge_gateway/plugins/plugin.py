@@ -26,6 +26,7 @@ from plugin.v1 import plugin_pb2
 from ..options import Options
 from .breaker import CircuitBreaker
 from .client import (
+    PLUGIN_SERVICE,
     TRANSIENT_CODES,
     PluginCallError,
     PluginClient,
@@ -132,6 +133,7 @@ class ManagedPlugin:
         response_type: type[R],
         *,
         metadata: Sequence[tuple[str, str]] = (),
+        service: str = PLUGIN_SERVICE,
     ) -> R:
         """A call that only reaches a ready plugin with a closed circuit, and feeds the breaker.
 
@@ -146,7 +148,9 @@ class ManagedPlugin:
             )
         client = self._client
         try:
-            response = await client.call(rpc, request, response_type, metadata=metadata)
+            response = await client.call(
+                rpc, request, response_type, metadata=metadata, service=service
+            )
         except (PluginUnavailable, PluginDeadline, PluginFailed) as error:
             failed = not isinstance(error, PluginFailed) or error.code in TRANSIENT_CODES
             self.breaker.record_call(failed=failed, seconds=client.last_call_seconds)

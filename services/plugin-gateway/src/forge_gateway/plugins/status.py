@@ -35,5 +35,7 @@ def plugin_status(plugin: ManagedPlugin) -> dict[str, Any]:
             "GetManifest": config.timeouts.get_manifest,
             "OnEvent": config.timeouts.on_event,
             "HandleHTTP": config.timeouts.handle_http,
+            "GetReleaseHealth": config.timeouts.get_release_health,
         },
+        "health_repositories": list(config.health_repositories),
     }

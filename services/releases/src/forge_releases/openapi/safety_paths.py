@@ -60,7 +60,14 @@ _ENTRY = {
             },
         },
         "request_id": {"type": ["string", "null"]},
-        "source": {"type": "string", "enum": ["console", "api", "cli", "system"]},
+        "source": {
+            "type": "string",
+            "description": "console, api, cli, system, or plugin:NAME (a plugin's figures)",
+            "anyOf": [
+                {"enum": ["console", "api", "cli", "system"]},
+                {"pattern": "^plugin:[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"},
+            ],
+        },
         "repo_id": {"type": ["integer", "null"]},
     },
 }

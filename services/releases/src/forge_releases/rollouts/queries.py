@@ -183,8 +183,16 @@ async def put_health(db: Queryable, release_id: int, sessions: int, crashed: int
 
 
 async def health_of(db: Queryable, release_id: int) -> tuple[int, int] | None:
+    """The release's newest figures: posted to the health endpoint, or reported by a plugin
+    (core.plugin_release_health, written by the gateway; docs/rollouts.md "From a plugin")."""
     row = await db.fetchrow(
-        "SELECT sessions, crashed_sessions FROM releases.release_health WHERE release_id = $1",
+        """SELECT sessions, crashed_sessions FROM (
+               SELECT sessions, crashed_sessions, updated_at
+                 FROM releases.release_health WHERE release_id = $1
+               UNION ALL
+               SELECT sessions, crashed_sessions, updated_at
+                 FROM core.plugin_release_health WHERE release_id = $1) reported
+            ORDER BY updated_at DESC LIMIT 1""",
         release_id,
     )
     return None if row is None else (row["sessions"], row["crashed_sessions"])

@@ -39,6 +39,8 @@ async def _payload(conn: Conn, plan: PlanRow, decision: Decision, actor_id: int 
         plan.repo_id,
     )
     assert row is not None  # the plan's row references the repository
+    # the release the new one is measured against: the gateway asks plugins about both
+    replaced = await queries.replaced_release(conn, plan.release_id)
     payload = {
         "repo_id": plan.repo_id,
         "owner": row["owner"],
@@ -55,6 +57,8 @@ async def _payload(conn: Conn, plan: PlanRow, decision: Decision, actor_id: int 
         "percent": decision.percent,
         "reason": decision.summary,
         "detail": decision.detail,
+        "replaces_release_id": None if replaced is None else replaced[0],
+        "replaces_tag": None if replaced is None else replaced[1],
     }
     return payload, row["org_id"], f"{row['owner']}/{row['name']}@{plan.tag}"
 

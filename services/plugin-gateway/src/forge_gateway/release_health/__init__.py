@@ -1,0 +1,1 @@
+"""Release health from plugins: which rollouts run, asking plugins, storing their figures."""
