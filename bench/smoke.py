@@ -28,6 +28,7 @@ BENCHMARKS = (
     "bench/releases/downloads.py",
     "bench/releases/feeds.py",
     "bench/releases/insights.py",
+    "bench/releases/versus.py",
     "bench/orgs/bench.py",
     "bench/pages/bench.py",
     "bench/accounts/bench.py",

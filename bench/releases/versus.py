@@ -13,7 +13,8 @@ check (a kept answer, as an installed app's check mostly is): both servers at on
 two wrk on the other (harness.side_by_side), so the scheduler gives the servers equal CPU time and
 the ratio of their throughputs is the ratio of their work per request, whatever the machine's
 speed does meanwhile. Prints each round's ratio (this checkout / the other) and their median.
-Bodies must be equal byte for byte but for each server's address (the same answer).
+Bodies must be equal byte for byte but for each server's address (the same answer). `--smoke`
+runs this checkout against itself, 10 releases, one round of 1 s: it checks the script works.
 
 `--rollout-plan this` (or `other`) gives that side's newest release a running rollout plan (one
 step at 100 %, both gates on, held a day: harness.add_rollout_plans), evaluated at the service's
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import subprocess
 import sys
 import urllib.request
@@ -41,7 +43,9 @@ from forge_testing.processes import forge_env, wait_until_ready
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
 from harness import add_rollout_plans, fail, require_tool, side_by_side, stop, workspace
 
-QUERY = "version=0.0.1&platform=darwin&arch=arm64"
+CHECK = "api/v2/repos/bench/app/releases/update?version=0.0.1&platform=darwin&arch=arm64"
+HERE = Path(__file__).resolve().parents[2]  # this checkout
+SIDES = ("this", "other")
 ASSETS = ("App-{v}-arm64.zip", "App-{v}-x64.zip", "App-Setup-{v}.exe", "RELEASES")
 
 
@@ -84,13 +88,26 @@ async def fill(url: str, size: int, plan: bool) -> None:
         await conn.close()
 
 
-async def create_database(url: str, name: str) -> str:
+async def _admin(url: str, sql: str) -> None:
     conn = await asyncpg.connect(url)
     try:
-        await conn.execute(f'CREATE DATABASE "{name}"')
+        await conn.execute(sql)
     finally:
         await conn.close()
-    return url.rsplit("/", 1)[0] + "/" + name
+
+
+@contextlib.contextmanager
+def databases(cluster_url: str) -> Iterator[dict[str, str]]:
+    """An empty database per side on the server of `cluster_url` (a server bench/smoke.py shares
+    with other benchmarks: named after this process, and dropped afterwards)."""
+    names = {side: f"versus_{os.getpid()}_{side}" for side in SIDES}
+    for name in names.values():
+        asyncio.run(_admin(cluster_url, f'CREATE DATABASE "{name}"'))
+    try:
+        yield {side: cluster_url.rsplit("/", 1)[0] + "/" + name for side, name in names.items()}
+    finally:
+        for name in names.values():
+            asyncio.run(_admin(cluster_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 @contextlib.contextmanager
@@ -117,57 +134,70 @@ def body(url: str) -> bytes:
         return bytes(answer.read())
 
 
-def main() -> int:
+def rounds(this: tuple[str, int], other: tuple[str, int], args: argparse.Namespace) -> None:
+    """Side-by-side rounds of (url, server pid) `this` against `other`, each ratio printed."""
+    ratios = []
+    for n in range(args.rounds):
+        # alternate which wrk starts first, so neither side always has the head start
+        pair = [this, other] if n % 2 == 0 else [other, this]
+        runs = side_by_side(pair, args.duration, pin=not args.smoke)
+        mine, theirs = runs if n % 2 == 0 else runs[::-1]
+        ratios.append(mine.rps / theirs.rps)
+        print(
+            f"round {n + 1}: this {mine.rps:.0f} req/s, other {theirs.rps:.0f} req/s, "
+            f"ratio {ratios[-1]:.3f}",
+            flush=True,
+        )
+    print(f"median ratio (this / other) over {args.rounds} rounds: {median(ratios):.3f}")
+
+
+def same_answer(this_url: str, other_url: str) -> None:
+    """Both sides answer the check alike, but for each server's own address in the URL."""
+    answers = (
+        body(this_url + CHECK).replace(this_url.encode(), b"BASE/"),
+        body(other_url + CHECK).replace(other_url.encode(), b"BASE/"),
+    )
+    if answers[0] != answers[1]:
+        fail(f"the two checkouts answer the check differently: {answers!r}")
+
+
+def options() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--against", type=Path, required=True, help="the other checkout")
+    parser.add_argument("--against", type=Path, help="the other checkout (--smoke: this one)")
     parser.add_argument("--size", type=int, default=1000, help="releases in the repository")
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--duration", default="5s", help="of each round (wrk's syntax)")
-    parser.add_argument("--rollout-plan", choices=("this", "other"), help="the side with a plan")
+    parser.add_argument("--rollout-plan", choices=SIDES, help="the side with a running plan")
     parser.add_argument("--evaluation-seconds", help="ROLLOUT_EVALUATION_SECONDS of that side")
+    parser.add_argument("--smoke", action="store_true", help="10 releases, one round of 1 s")
     args = parser.parse_args()
+    if args.smoke:
+        args.against = args.against or HERE
+        args.size, args.rounds, args.duration = 10, 1, "1s"
+    if args.against is None:
+        parser.error("--against is required")
+    if not (args.against / ".venv" / "bin" / "forge").exists():
+        fail(f"{args.against} has no .venv/bin/forge: run make install there")
+    return args
+
+
+def main() -> int:
+    args = options()
+    require_tool("wrk")
     plan_env = {}
     if args.evaluation_seconds:
         plan_env["ROLLOUT_EVALUATION_SECONDS"] = args.evaluation_seconds
-    require_tool("wrk")
-    here = Path(__file__).resolve().parents[2]
-    if not (args.against / ".venv" / "bin" / "forge").exists():
-        fail(f"{args.against} has no .venv/bin/forge: run make install there")
-    with workspace("forge-versus-") as (folder, cluster_url):
-        urls, env = {}, {}
-        for side in ("this", "other"):
-            env[side] = plan_env if args.rollout_plan == side else {}
-            urls[side] = asyncio.run(create_database(cluster_url, f"versus_{side}"))
-        with (
-            served(here, urls["this"], folder / "this", env["this"]) as (this_pid, this_url),
-            served(args.against, urls["other"], folder / "other", env["other"]) as (
-                other_pid,
-                other_url,
-            ),
-        ):
-            for side, url in urls.items():
-                asyncio.run(fill(url, args.size, plan=args.rollout_plan == side))
-            check = f"api/v2/repos/bench/app/releases/update?{QUERY}"
-            # the same answer but for each server's own address in the download URL
-            answers = (
-                body(this_url + check).replace(this_url.encode(), b"BASE/"),
-                body(other_url + check).replace(other_url.encode(), b"BASE/"),
-            )
-            if answers[0] != answers[1]:
-                fail(f"the two checkouts answer the check differently: {answers!r}")
-            ratios = []
-            for n in range(args.rounds):
-                # alternate which wrk starts first, so neither side always has the head start
-                pair = [(this_url + check, this_pid), (other_url + check, other_pid)]
-                runs = side_by_side(pair if n % 2 == 0 else pair[::-1], args.duration)
-                this, other = runs if n % 2 == 0 else runs[::-1]
-                ratios.append(this.rps / other.rps)
-                print(
-                    f"round {n + 1}: this {this.rps:.0f} req/s, other "
-                    f"{other.rps:.0f} req/s, ratio {ratios[-1]:.3f}",
-                    flush=True,
-                )
-            print(f"median ratio (this / other) over {args.rounds} rounds: {median(ratios):.3f}")
+    env = {side: plan_env if args.rollout_plan == side else {} for side in SIDES}
+    with (
+        workspace("forge-versus-") as (folder, cluster_url),
+        databases(cluster_url) as urls,
+        served(HERE, urls["this"], folder / "this", env["this"]) as this,
+        served(args.against, urls["other"], folder / "other", env["other"]) as other,
+    ):
+        for side, url in urls.items():
+            asyncio.run(fill(url, args.size, plan=args.rollout_plan == side))
+        same_answer(this[1], other[1])
+        rounds((this[1] + CHECK, this[0]), (other[1] + CHECK, other[0]), args)
     return 0
 
 
