@@ -10,12 +10,13 @@ on every start, so every feed is held to the update check's target (docs/decisio
 feeds"): >= 0.85 of the bare handler, side by side.
 
     .venv/bin/python bench/releases/feeds.py [--duration 10s] [--rounds 3] [--smoke] [--only NAME]
-                                   [--rollout-plan]
+                                   [--rollout-plan [--evaluation-seconds S]]
 
 `--only NAME` (repeatable) measures only the routes whose name starts with NAME (`velopack`,
 `squirrel windows`): one feed re-measured after a change to it, without the others' minutes.
 `--rollout-plan` runs the service with a running plan at 100 % on the newest release, evaluated
-every 0.2 s (the feeds answer the same bytes): the feeds' figures beside a run without one.
+every 0.2 s, or every `--evaluation-seconds` (10: the service's default), the feeds answering the
+same bytes: the feeds' figures beside a run without one.
 
 Per route: alternating rounds (bare handler, then the service; their ratio's median and the CPU
 per request), then as many side-by-side rounds (harness.side_by_side: both servers at once on one
@@ -233,10 +234,11 @@ def figures(alternating: list[tuple[WrkRun, WrkRun]], together: list[tuple[WrkRu
 
 
 def own_options() -> argparse.Namespace:
-    """`--only NAME` and `--rollout-plan`, taken off the command line here."""
+    """`--only NAME`, `--rollout-plan` and `--evaluation-seconds`, taken off the command line."""
     pre = argparse.ArgumentParser(add_help=False)
     pre.add_argument("--only", action="append", default=[])
     pre.add_argument("--rollout-plan", action="store_true")
+    pre.add_argument("--evaluation-seconds", default=ROLLOUT_PLAN_ENV["ROLLOUT_EVALUATION_SECONDS"])
     known, rest = pre.parse_known_args()
     sys.argv[1:] = rest
     return known
@@ -270,9 +272,12 @@ def main() -> int:
     with workspace("forge-bench-feeds-") as (folder, db_url):
         storage = folder / "storage"
         asyncio.run(prepare(db_url, storage, options.rollout_plan))
-        plan_env = ROLLOUT_PLAN_ENV if options.rollout_plan else None
+        every = options.evaluation_seconds
+        plan_env = {"ROLLOUT_EVALUATION_SECONDS": every} if options.rollout_plan else None
         if options.rollout_plan:
-            report.row("a running rollout plan (100 %) on the newest release, evaluated each 0.2 s")
+            report.row(
+                f"a running rollout plan (100 %) on the newest release, evaluated each {every} s"
+            )
         with service("releases", db_url, storage, plan_env) as (process, base):
             for name, (path, expected, _) in routes.items():
                 if expected.encode() not in fetch(base + path):
