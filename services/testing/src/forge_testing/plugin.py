@@ -1,5 +1,6 @@
 """pytest fixtures for every package: a throwaway PostgreSQL cluster for the whole run, a
-migrated template database, and a fresh database cloned from it for each test (fast clean state).
+migrated template database, and a fresh database for each test: cloned from it, or one an earlier
+test used, emptied again (databases.py).
 
 Set TEST_DATABASE_URL to use an existing server instead (its user must be able to create databases).
 
@@ -16,13 +17,12 @@ import logging
 import os
 import shutil
 import tempfile
-import threading
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import asyncpg
 import pytest
@@ -34,6 +34,7 @@ from forge_common.migrations import migrate
 from forge_common.service import WorldIds, all_migrations, installed_services
 from forge_common.world import load_world
 
+from .databases import DatabaseFactory, with_database
 from .ports import free_port, worker_name
 
 T = TypeVar("T")
@@ -69,11 +70,6 @@ def query(database_url: str, sql: str, *args: Any) -> list[asyncpg.Record]:
             await conn.close()
 
     return run_sync(fetch())
-
-
-def with_database(url: str, name: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(path=f"/{name}"))
 
 
 @pytest.fixture(autouse=True)
@@ -130,60 +126,9 @@ def template_url(pg_server_url: str) -> str:
     return with_database(pg_server_url, TEMPLATE)
 
 
-class DatabaseFactory:
-    """Clones the template for each test, one clone ahead, and drops used clones in the
-    background: a test waits for PostgreSQL only when it outruns the factory."""
-
-    def __init__(self, server_url: str) -> None:
-        self.server_url = server_url
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._thread.start()
-        self._admin: asyncpg.Connection[Any] | None = None
-        self._lock: asyncio.Lock | None = None
-        self._next: Future[str] | None = None
-        self._pending: list[Future[None]] = []
-
-    def _submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
-        return asyncio.run_coroutine_threadsafe(coro, self._loop)
-
-    async def _execute(self, sql: str) -> None:
-        # one admin connection, one statement at a time (clones and drops are queued)
-        if self._lock is None:
-            self._lock = asyncio.Lock()
-        async with self._lock:
-            if self._admin is None:
-                self._admin = await asyncpg.connect(self.server_url)
-            await self._admin.execute(sql)
-
-    async def _create(self) -> str:
-        name = f"forge_test_{os.getpid()}_{next(_counter)}"
-        await self._execute(f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE}"')
-        return name
-
-    def acquire(self) -> str:
-        ready = self._next or self._submit(self._create())
-        name = ready.result(timeout=120)
-        self._next = self._submit(self._create())
-        return name
-
-    def release(self, name: str) -> None:
-        self._pending.append(self._submit(self._execute(f'DROP DATABASE "{name}" WITH (FORCE)')))
-
-    def close(self) -> None:
-        futures: list[Future[Any]] = [*self._pending, *([self._next] if self._next else [])]
-        for future in futures:
-            future.result(timeout=120)
-        if self._admin is not None:
-            self._submit(self._admin.close()).result(timeout=30)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=30)
-        self._loop.close()
-
-
 @pytest.fixture(scope="session")
 def database_factory(pg_server_url: str, template_url: str) -> Iterator[DatabaseFactory]:
-    factory = DatabaseFactory(pg_server_url)
+    factory = DatabaseFactory(pg_server_url, TEMPLATE, template_url)
     yield factory
     factory.close()
 

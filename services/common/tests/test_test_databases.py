@@ -1,0 +1,76 @@
+"""The test suite's databases (forge_testing/databases.py): a used one is handed out again only
+when it cannot be told from a fresh clone of the template, and never under its old name."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import asyncpg
+import pytest
+from forge_testing.databases import DatabaseFactory, with_database
+from forge_testing.plugin import TEMPLATE, run_sync
+
+
+@pytest.fixture
+def factory(pg_server_url: str, template_url: str) -> Iterator[DatabaseFactory]:
+    made = DatabaseFactory(pg_server_url, TEMPLATE, template_url)
+    yield made
+    made.close()
+
+
+def sql(url: str, statement: str) -> Any:
+    async def run() -> Any:
+        conn = await asyncpg.connect(url)
+        try:
+            return await conn.fetchval(statement)
+        finally:
+            await conn.close()
+
+    return run_sync(run())
+
+
+def used_then_next(factory: DatabaseFactory, server: str, change: str) -> tuple[str, str]:
+    """A database a test changed with `change` and released, then the database after the one
+    handed out meanwhile (the factory keeps one ready ahead)."""
+    used = factory.acquire()
+    sql(with_database(server, used), change)
+    factory.release(used)
+    factory.acquire()  # the one cloned ahead while `used` was in use
+    return used, factory.acquire()
+
+
+def test_a_used_database_comes_back_empty_under_a_new_name_with_its_sequences_restarted(
+    factory: DatabaseFactory, pg_server_url: str
+) -> None:
+    used, after = used_then_next(
+        factory,
+        pg_server_url,
+        "INSERT INTO core.accounts (kind, name) VALUES ('user', 'leftover')",
+    )
+    assert factory.reused == 1 and after != used
+    url = with_database(pg_server_url, after)
+    assert sql(url, "SELECT count(*) FROM core.accounts") == 0
+    # the identity starts again where a clone's does
+    assert sql(url, "INSERT INTO core.accounts (kind, name) VALUES ('user', 'a') RETURNING id") == 1
+    databases = sql(pg_server_url, f"SELECT count(*) FROM pg_database WHERE datname = '{used}'")
+    assert databases == 0  # nothing left behind reaches it by its old name
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "CREATE TABLE public.left_behind (id int)",
+        "ALTER TABLE core.accounts ADD COLUMN extra int",
+        "DELETE FROM forge_migrations WHERE version = (SELECT max(version) FROM forge_migrations)",
+        "CREATE INDEX accounts_extra ON core.accounts (name, kind)",
+    ],
+)
+def test_a_database_whose_schema_or_migration_record_changed_is_dropped_not_reused(
+    factory: DatabaseFactory, pg_server_url: str, change: str
+) -> None:
+    used, after = used_then_next(factory, pg_server_url, change)
+    assert factory.reused == 0 and factory.cloned == 3
+    listed = sql(pg_server_url, "SELECT string_agg(datname, ',') FROM pg_database")
+    assert used not in listed
+    assert sql(with_database(pg_server_url, after), "SELECT count(*) FROM core.accounts") == 0
