@@ -56,6 +56,15 @@ def punch(fd: int, start: int, end: int) -> None:
         raise OSError(code, os.strerror(code))
 
 
+def _block_start(fd: int, offset: int) -> int:
+    """The start of the file system block `offset` is in. A hole frees only the blocks wholly
+    inside it: punched from where the last one ended, the block that punch ended in (zeroed in
+    part by each) would stay allocated, one block a round, for good. Bytes before `offset` are
+    counted or freed already, so starting earlier frees nothing still to be read."""
+    block = os.fstat(fd).st_blksize or 4096
+    return offset - offset % block
+
+
 class LogSpace:
     """What one reader knows of its log: which file (inode), and up to where its bytes are
     counted (stored with their position) or given up, so no longer needed."""
@@ -84,7 +93,7 @@ class LogSpace:
                 return
             self._follow(fd, inode)
             self._done = max(self._done, position)
-            punch(fd, self._freed, self._done)
+            punch(fd, _block_start(fd, self._freed), self._done)
             self._freed = self._done
         finally:
             os.close(fd)
@@ -100,7 +109,7 @@ class LogSpace:
                 return 0
             # the rest of a line cut here is skipped when read: it no longer parses
             cut = stat.st_size - self.limit // 2
-            punch(fd, self._freed, cut)
+            punch(fd, _block_start(fd, self._freed), cut)
             dropped = cut - self._done
             self._done = self._freed = cut
             return dropped
