@@ -16,6 +16,9 @@ speed does meanwhile. Prints each round's ratio (this checkout / the other) and 
 Bodies must be equal byte for byte but for each server's address (the same answer). `--smoke`
 runs this checkout against itself, 10 releases, one round of 1 s: it checks the script works.
 
+`--feeds`: instead of the check, each update feed (feeds.py's routes and rows, 10 releases), one
+after the other, a median per feed: against another checkout, the feeds it serves too (the desktop
+ones, on their assets only); against this one (`--against .`), every feed.
 `--rollout-plan this` (or `other`) gives that side's newest release a running rollout plan (one
 step at 100 %, both gates on, held a day: harness.add_rollout_plans), evaluated at the service's
 default interval or every `--evaluation-seconds`: with `--against .`, what a running plan costs
@@ -28,6 +31,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import re
 import subprocess
 import sys
 import urllib.request
@@ -41,11 +45,36 @@ from forge_common.embedded_pg import free_port
 from forge_testing.processes import forge_env, wait_until_ready
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
-from harness import add_rollout_plans, fail, require_tool, side_by_side, stop, workspace
+from feeds import FEED_ASSETS, ROUTES, SHARED_BLOB, prepare
+from harness import (
+    add_bench_app,
+    add_desktop_releases,
+    add_rollout_plans,
+    fail,
+    require_tool,
+    side_by_side,
+    stop,
+    workspace,
+)
 
 CHECK = "api/v2/repos/bench/app/releases/update?version=0.0.1&platform=darwin&arch=arm64"
 HERE = Path(__file__).resolve().parents[2]  # this checkout
 SIDES = ("this", "other")
+SIGNATURE = b"-----BEGIN PGP SIGNATURE-----"
+STAMPS = re.compile(rb"<(revision|timestamp)>\d+</\1>")  # a dnf repository's time of making
+# the feeds an earlier revision (before the Velopack feed and the Linux repositories) serves too,
+# and the assets they read
+DESKTOP_FEED_ROUTES = (
+    "update check (reference)",
+    "electronjs darwin",
+    "electronjs win32",
+    "squirrel windows",
+    "electron-updater yml",
+    "tauri dynamic",
+    "tauri latest.json",
+)
+FEED_ROUTES = {name: ROUTES[name][0] for name in DESKTOP_FEED_ROUTES}
+DESKTOP_FEED_ASSETS = tuple(a for a in FEED_ASSETS if not a.endswith((".deb", ".rpm")))
 ASSETS = ("App-{v}-arm64.zip", "App-{v}-x64.zip", "App-Setup-{v}.exe", "RELEASES")
 
 
@@ -86,6 +115,23 @@ async def fill(url: str, size: int, plan: bool) -> None:
         await conn.execute("ANALYZE")
     finally:
         await conn.close()
+
+
+async def fill_feeds(url: str, storage: Path, plan: bool) -> None:
+    """feeds.py's repository (10 releases with the desktop feeds' assets, their shared blob), into
+    a migrated database: the routes both revisions serve read nothing else."""
+    conn = await asyncpg.connect(url)
+    try:
+        _, repo = await add_bench_app(conn)
+        await add_desktop_releases(conn, repo, 10, "", DESKTOP_FEED_ASSETS)
+        if plan:
+            await add_rollout_plans(conn, 100)
+        await conn.execute("ANALYZE")
+    finally:
+        await conn.close()
+    blob = storage / "sha256" / SHARED_BLOB[:2] / SHARED_BLOB[2:4] / SHARED_BLOB
+    blob.parent.mkdir(parents=True, exist_ok=True)
+    blob.write_bytes(b"c2lnbmF0dXJl" * 400)
 
 
 async def _admin(url: str, sql: str) -> None:
@@ -134,7 +180,7 @@ def body(url: str) -> bytes:
         return bytes(answer.read())
 
 
-def rounds(this: tuple[str, int], other: tuple[str, int], args: argparse.Namespace) -> None:
+def rounds(this: tuple[str, int], other: tuple[str, int], args: argparse.Namespace) -> list[float]:
     """Side-by-side rounds of (url, server pid) `this` against `other`, each ratio printed."""
     ratios = []
     for n in range(args.rounds):
@@ -148,17 +194,18 @@ def rounds(this: tuple[str, int], other: tuple[str, int], args: argparse.Namespa
             f"ratio {ratios[-1]:.3f}",
             flush=True,
         )
-    print(f"median ratio (this / other) over {args.rounds} rounds: {median(ratios):.3f}")
+    return ratios
 
 
-def same_answer(this_url: str, other_url: str) -> None:
-    """Both sides answer the check alike, but for each server's own address in the URL."""
-    answers = (
-        body(this_url + CHECK).replace(this_url.encode(), b"BASE/"),
-        body(other_url + CHECK).replace(other_url.encode(), b"BASE/"),
+def same_answer(this_url: str, other_url: str, path: str) -> None:
+    """Both sides answer `path` alike, but for each server's own address in the URL and its own
+    signature (each database made its own repository signing key) and time of making."""
+    answers = tuple(
+        STAMPS.sub(rb"<\1>", body(url + path).replace(url.encode(), b"BASE/").split(SIGNATURE)[0])
+        for url in (this_url, other_url)
     )
     if answers[0] != answers[1]:
-        fail(f"the two checkouts answer the check differently: {answers!r}")
+        fail(f"the two checkouts answer {path} differently: {answers!r}")
 
 
 def options() -> argparse.Namespace:
@@ -169,6 +216,9 @@ def options() -> argparse.Namespace:
     parser.add_argument("--duration", default="5s", help="of each round (wrk's syntax)")
     parser.add_argument("--rollout-plan", choices=SIDES, help="the side with a running plan")
     parser.add_argument("--evaluation-seconds", help="ROLLOUT_EVALUATION_SECONDS of that side")
+    parser.add_argument(
+        "--feeds", action="store_true", help="the feeds both revisions serve, not the check"
+    )
     parser.add_argument("--smoke", action="store_true", help="10 releases, one round of 1 s")
     args = parser.parse_args()
     if args.smoke:
@@ -188,6 +238,7 @@ def main() -> int:
     if args.evaluation_seconds:
         plan_env["ROLLOUT_EVALUATION_SECONDS"] = args.evaluation_seconds
     env = {side: plan_env if args.rollout_plan == side else {} for side in SIDES}
+    same = args.against.resolve() == HERE
     with (
         workspace("forge-versus-") as (folder, cluster_url),
         databases(cluster_url) as urls,
@@ -195,9 +246,27 @@ def main() -> int:
         served(args.against, urls["other"], folder / "other", env["other"]) as other,
     ):
         for side, url in urls.items():
-            asyncio.run(fill(url, args.size, plan=args.rollout_plan == side))
-        same_answer(this[1], other[1])
-        rounds((this[1] + CHECK, this[0]), (other[1] + CHECK, other[0]), args)
+            plan = args.rollout_plan == side
+            if args.feeds and same:  # every feed: feeds.py's rows, this code's migrations
+                asyncio.run(prepare(url, folder / side, plan))
+            elif args.feeds:
+                asyncio.run(fill_feeds(url, folder / side, plan))
+            else:
+                asyncio.run(fill(url, args.size, plan))
+        medians = {}
+        routes = {n: r[0] for n, r in ROUTES.items()} if same else FEED_ROUTES
+        for name, path in (routes if args.feeds else {"update check": CHECK}).items():
+            same_answer(this[1], other[1], path)
+            print(f"{name}:", flush=True)
+            ratios = rounds((this[1] + path, this[0]), (other[1] + path, other[0]), args)
+            medians[name] = median(ratios)
+            print(
+                f"{name}: median ratio (this / other) over {args.rounds} rounds: "
+                f"{medians[name]:.3f}",
+                flush=True,
+            )
+    for name, value in medians.items():
+        print(f"{name:26} {value:.3f}")
     return 0
 
 
