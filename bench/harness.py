@@ -324,7 +324,9 @@ def ratio(numerator: float, denominator: float, what: str) -> float:
 TEMPLATE_ENV = "FORGE_BENCH_TEMPLATE"
 
 
-async def _execute(url: str, sql: str) -> None:
+async def execute(url: str, sql: str) -> None:
+    """One statement on a connection of its own (CREATE and DROP DATABASE run outside a
+    transaction)."""
     conn = await asyncpg.connect(url)
     try:
         await conn.execute(sql)
@@ -338,11 +340,11 @@ def _copy_of(template_url: str) -> Iterator[str]:
     template = parts.path.lstrip("/")
     name = f"forge_bench_{os.getpid()}_{time.monotonic_ns()}"
     admin = urlunsplit(parts._replace(path="/postgres"))
-    asyncio.run(_execute(admin, f'CREATE DATABASE "{name}" TEMPLATE "{template}"'))
+    asyncio.run(execute(admin, f'CREATE DATABASE "{name}" TEMPLATE "{template}"'))
     try:
         yield urlunsplit(parts._replace(path=f"/{name}"))
     finally:
-        asyncio.run(_execute(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        asyncio.run(execute(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 @contextlib.contextmanager

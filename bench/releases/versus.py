@@ -7,12 +7,13 @@ what a change costs the hot path, where bench.py measures each against the bare 
 
 `--against` is a checkout of an earlier revision with its own `.venv` (`git worktree add
 ../before REV && make -C ../before install`). Each side gets a database of the same throwaway
-PostgreSQL, migrated by its own code and filled with the same `--size` releases (bench.py's
-rows), and is served by its own `forge serve --service releases`. Then rounds of the same update
-check (a kept answer, as an installed app's check mostly is): both servers at once on one CPU and
-two wrk on the other (harness.side_by_side), so the scheduler gives the servers equal CPU time and
-the ratio of their throughputs is the ratio of their work per request, whatever the machine's
-speed does meanwhile. Prints each round's ratio (this checkout / the other) and their median.
+PostgreSQL, migrated by its own code and filled with the same `--size` releases
+(harness.add_desktop_releases), and is served by its own `forge serve --service releases`.
+Then rounds of the same update check (a kept answer, as an installed app's check mostly is):
+both servers at once on one CPU and two wrk on the other (harness.side_by_side), so the
+scheduler gives the servers equal CPU time and the ratio of their throughputs is the ratio of
+their work per request, whatever the machine's speed does meanwhile. Prints each round's ratio
+(this checkout / the other) and their median.
 Bodies must be equal byte for byte but for each server's address (the same answer). `--smoke`
 runs this checkout against itself, 10 releases, one round of 1 s: it checks the script works.
 
@@ -36,7 +37,6 @@ import subprocess
 import sys
 import urllib.request
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from statistics import median
 
@@ -45,11 +45,13 @@ from forge_common.embedded_pg import free_port
 from forge_testing.processes import forge_env, wait_until_ready
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the shared harness
-from feeds import FEED_ASSETS, ROUTES, SHARED_BLOB, prepare
+from feeds import FEED_ASSETS, ROUTES, prepare, write_shared_blob
 from harness import (
+    DESKTOP_ASSETS,
     add_bench_app,
     add_desktop_releases,
     add_rollout_plans,
+    execute,
     fail,
     require_tool,
     side_by_side,
@@ -75,71 +77,22 @@ DESKTOP_FEED_ROUTES = (
 )
 FEED_ROUTES = {name: ROUTES[name][0] for name in DESKTOP_FEED_ROUTES}
 DESKTOP_FEED_ASSETS = tuple(a for a in FEED_ASSETS if not a.endswith((".deb", ".rpm")))
-ASSETS = ("App-{v}-arm64.zip", "App-{v}-x64.zip", "App-Setup-{v}.exe", "RELEASES")
 
 
-async def fill(url: str, size: int, plan: bool) -> None:
-    """bench.py's repository `bench/app` of `size` releases, into a migrated database; `plan`: a
-    running rollout plan at 100 % on its newest release."""
-    conn = await asyncpg.connect(url)
-    try:
-        owner = await conn.fetchval(
-            "INSERT INTO core.accounts (kind, name) VALUES ('user', 'bench') RETURNING id"
-        )
-        repo = await conn.fetchval(
-            "INSERT INTO core.repositories (owner_id, name) VALUES ($1, 'app') RETURNING id", owner
-        )
-        start = datetime(2020, 1, 1, tzinfo=UTC)
-        await conn.copy_records_to_table(
-            "releases",
-            schema_name="releases",
-            columns=["repo_id", "tag", "title", "note", "created_at"],
-            records=[
-                (repo, f"v0.{i}.0", f"0.{i}.0", "notes", start + timedelta(minutes=i))
-                for i in range(size)
-            ],
-        )
-        rows = await conn.fetch("SELECT id, title FROM releases.releases WHERE repo_id = $1", repo)
-        await conn.copy_records_to_table(
-            "assets",
-            schema_name="releases",
-            columns=["release_id", "name", "size", "sha1", "sha256", "sha512"],
-            records=[
-                (row["id"], name.format(v=row["title"]), 1000 + k, "0" * 40, "0" * 64, "0" * 128)
-                for row in rows
-                for k, name in enumerate(ASSETS)
-            ],
-        )
-        if plan:
-            await add_rollout_plans(conn, 100)
-        await conn.execute("ANALYZE")
-    finally:
-        await conn.close()
-
-
-async def fill_feeds(url: str, storage: Path, plan: bool) -> None:
-    """feeds.py's repository (10 releases with the desktop feeds' assets, their shared blob), into
-    a migrated database: the routes both revisions serve read nothing else."""
+async def fill(url: str, storage: Path, size: int, assets: tuple[str, ...], plan: bool) -> None:
+    """The benchmarks' repository `bench/app` of `size` releases with `assets` each, into a
+    migrated database, and the bytes the assets share in `storage`; `plan`: a running rollout
+    plan at 100 % on its newest release."""
     conn = await asyncpg.connect(url)
     try:
         _, repo = await add_bench_app(conn)
-        await add_desktop_releases(conn, repo, 10, "", DESKTOP_FEED_ASSETS)
+        await add_desktop_releases(conn, repo, size, "notes", assets)
         if plan:
             await add_rollout_plans(conn, 100)
         await conn.execute("ANALYZE")
     finally:
         await conn.close()
-    blob = storage / "sha256" / SHARED_BLOB[:2] / SHARED_BLOB[2:4] / SHARED_BLOB
-    blob.parent.mkdir(parents=True, exist_ok=True)
-    blob.write_bytes(b"c2lnbmF0dXJl" * 400)
-
-
-async def _admin(url: str, sql: str) -> None:
-    conn = await asyncpg.connect(url)
-    try:
-        await conn.execute(sql)
-    finally:
-        await conn.close()
+    write_shared_blob(storage)
 
 
 @contextlib.contextmanager
@@ -148,12 +101,12 @@ def databases(cluster_url: str) -> Iterator[dict[str, str]]:
     with other benchmarks: named after this process, and dropped afterwards)."""
     names = {side: f"versus_{os.getpid()}_{side}" for side in SIDES}
     for name in names.values():
-        asyncio.run(_admin(cluster_url, f'CREATE DATABASE "{name}"'))
+        asyncio.run(execute(cluster_url, f'CREATE DATABASE "{name}"'))
     try:
         yield {side: cluster_url.rsplit("/", 1)[0] + "/" + name for side, name in names.items()}
     finally:
         for name in names.values():
-            asyncio.run(_admin(cluster_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            asyncio.run(execute(cluster_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 @contextlib.contextmanager
@@ -249,10 +202,10 @@ def main() -> int:
             plan = args.rollout_plan == side
             if args.feeds and same:  # every feed: feeds.py's rows, this code's migrations
                 asyncio.run(prepare(url, folder / side, plan))
-            elif args.feeds:
-                asyncio.run(fill_feeds(url, folder / side, plan))
             else:
-                asyncio.run(fill(url, args.size, plan))
+                assets = DESKTOP_FEED_ASSETS if args.feeds else DESKTOP_ASSETS
+                size = 10 if args.feeds else args.size
+                asyncio.run(fill(url, folder / side, size, assets, plan))
         medians = {}
         routes = {n: r[0] for n, r in ROUTES.items()} if same else FEED_ROUTES
         for name, path in (routes if args.feeds else {"update check": CHECK}).items():
