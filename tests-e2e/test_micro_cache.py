@@ -6,6 +6,7 @@ within a second; each answer still carries its own request id; errors are not ke
 from __future__ import annotations
 
 import json
+import math
 import random
 import re
 import socket
@@ -197,12 +198,21 @@ def _burst(stack: Stack, uri: str, clients: int, seconds: float) -> tuple[int, f
 def test_one_request_a_second_reaches_the_service_whatever_the_concurrency(stack: Stack) -> None:
     """When an address's answer expires, the next request fetches the new one and the requests
     arriving meanwhile are answered with the expired one (`proxy_cache_use_stale updating`)
-    instead of all going to the service too."""
+    instead of all going to the service too.
+
+    Counted over the whole run: an answer is kept until the next whole second
+    (`X-Accel-Expires: @<epoch>`), so in E seconds at most ceil(E) + 1 fetches start (the fill,
+    then one a second boundary). nginx logs when a request ended, to the second of its cached
+    clock, so a fetch that ended late can share a logged second with the next one: per logged
+    second, two at most."""
     uri = f"{UPDATE}&n={uuid.uuid4().hex}"
+    began = time.monotonic()
     assert stack.get(uri).status in (200, 204)  # filled: the burst starts from a kept answer
     made, _ = _burst(stack, uri, clients=16, seconds=3.5)
+    elapsed = time.monotonic() - began
     per_second = _reaching_the_service(stack, uri, made + 1)
-    assert per_second and max(per_second.values()) == 1, per_second
+    assert per_second and sum(per_second.values()) <= math.ceil(elapsed) + 1, (elapsed, per_second)
+    assert max(per_second.values()) <= 2, per_second
 
 
 def _together(stack: Stack, uri: str, clients: int) -> list[float]:
