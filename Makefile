@@ -27,7 +27,7 @@ RUN_STAMP := $(VENV)/.installed-run
 INSTALL_STAMP := $(VENV)/.installed
 RUN_INPUTS := constraints.txt $(wildcard $(addsuffix /pyproject.toml,$(EDITABLES)))
 
-.PHONY: help install install-run run shell test lint fmt pytest reset clean
+.PHONY: help install install-run run shell test test-full lint fmt pytest reset clean
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_.-]+:.*## / {printf "  \033[36m%-20s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -75,19 +75,27 @@ fmt: install ## Format the code
 # bound, so they run afterwards in one process, with no other test beside them (pytest's exit
 # status 5: none selected). PYTEST_WORKERS=0 runs everything in one process.
 PYTEST_WORKERS ?= 4
+# The long end-to-end suites (the browser, the faults, the fleet) keep a smoke run in `make test`;
+# their other tests are marked `full` and run with PYTEST_FULL=1, as `make test-full` sets it
+# (docs/decisions.md "What make test runs").
+PYTEST_FULL ?=
+NOT_FULL := $(if $(PYTEST_FULL),,and not full)
 
-pytest: install ## Run every test (no lint), in PYTEST_WORKERS processes (4; 0: one process)
+pytest: install ## Run the tests (no lint), in PYTEST_WORKERS processes (4; 0: one process); PYTEST_FULL=1: the full suites too
 ifeq ($(PYTEST_WORKERS),0)
-	$(BIN)/pytest -q -p no:xdist $(PYTEST_ARGS)
+	$(BIN)/pytest -q -p no:xdist -m "$(if $(PYTEST_FULL),,not full)" $(PYTEST_ARGS)
 else
-	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadfile -m "not alone" $(PYTEST_ARGS)
-	$(BIN)/pytest -q -p no:xdist -m alone $(PYTEST_ARGS) || test $$? -eq 5
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist loadfile -m "not alone $(NOT_FULL)" $(PYTEST_ARGS)
+	$(BIN)/pytest -q -p no:xdist -m "alone $(NOT_FULL)" $(PYTEST_ARGS) || test $$? -eq 5
 endif
 
 # The smoke runs of TEST_ALONGSIDE (bench-smoke, fuzz-smoke) run beside pytest: they too mostly
 # wait. --output-sync prints each one's output whole when it ends, pytest's summary line included.
-test: install lint $(TEST_PREREQUISITES) ## Lint, check the contract, run every test
+test: install lint $(TEST_PREREQUISITES) ## Lint, check the contract, run the tests with the long suites' smoke (what CI runs)
 	@$(MAKE) --no-print-directory -j --output-sync=target pytest $(TEST_ALONGSIDE)
+
+test-full: ## make test with every test of the long end-to-end suites (marker `full`)
+	@$(MAKE) --no-print-directory test PYTEST_FULL=1
 
 reset: ## Remove .data only: the make-run database and assets (the next make run loads the demo again)
 	rm -rf .data

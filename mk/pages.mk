@@ -1,7 +1,7 @@
 # Pages in a real browser (tests-e2e/pages/): Debian's Chromium, driven by Playwright for Python
 # (pinned in constraints.txt; its own browser download does not work here), and axe-core from npm
-# (tests-e2e/pages/package-lock.json; npm ci: mk/tools.mk). Included by the root Makefile; part of
-# `make test`.
+# (tests-e2e/pages/package-lock.json; npm ci: mk/tools.mk). Included by the root Makefile; the
+# suite's smoke is part of `make test`, the whole suite of `make test-full`.
 PAGES_DIR := tests-e2e/pages
 APT_TOOLS += chromium:chromium+fonts-dejavu-core
 

@@ -37,7 +37,8 @@ from forge_testing.ports import free_port
 from forge_testing.processes import forge_env, load_world
 from forge_testing.waiting import until
 
-pytestmark = pytest.mark.e2e
+# Beyond the faults suite's smoke: `make test-full` runs it (docs/decisions.md).
+pytestmark = [pytest.mark.e2e, pytest.mark.full]
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = ROOT / "tests-e2e" / "events" / "recording_plugin.py"

@@ -30,7 +30,8 @@ from forge_testing.processes import (
 )
 from forge_testing.waiting import until
 
-pytestmark = pytest.mark.e2e
+# Beyond the insights-behind-nginx suite's smoke: `make test-full` runs it (docs/decisions.md).
+pytestmark = [pytest.mark.e2e, pytest.mark.full]
 
 WORLD = {
     "users": [{"name": "owner"}],

@@ -20,7 +20,8 @@ from forge_testing.processes import (
 )
 from forge_testing.waiting import until
 
-pytestmark = pytest.mark.e2e
+# Beyond the faults suite's smoke: `make test-full` runs it (docs/decisions.md).
+pytestmark = [pytest.mark.e2e, pytest.mark.full]
 
 WORLD = {
     "users": [{"name": "owner"}],

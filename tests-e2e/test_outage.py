@@ -17,8 +17,10 @@ from forge_testing.loopback import request
 if TYPE_CHECKING:
     from conftest import Stack
 
+# Beyond the faults suite's smoke: `make test-full` runs it (docs/decisions.md).
 pytestmark = [
     pytest.mark.e2e,
+    pytest.mark.full,
     pytest.mark.skipif(find_bindir() is None, reason="no PostgreSQL binaries here"),
 ]
 

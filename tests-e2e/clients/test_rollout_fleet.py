@@ -38,7 +38,8 @@ if TYPE_CHECKING:
 
     from .conftest import RunNode
 
-pytestmark = pytest.mark.e2e
+# Beyond the clients suite's smoke: `make test-full` runs it (docs/decisions.md).
+pytestmark = [pytest.mark.e2e, pytest.mark.full]
 
 TOKEN = {"Authorization": "token fay-fleet-token", "Content-Type": "application/json"}
 STACK_ENV = {"ROLLOUT_EVALUATION_SECONDS": "0.2", "INSIGHTS_FLUSH_SECONDS": "0.2"}

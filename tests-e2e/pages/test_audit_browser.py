@@ -18,7 +18,8 @@ from .test_pages_browser import WIDTHS, browser
 
 __all__ = ["browser"]  # the fixture, shared (test_pages_browser.py launches Chromium)
 
-pytestmark = pytest.mark.e2e
+# Beyond the browser suite's smoke: `make test-full` runs it (docs/decisions.md).
+pytestmark = [pytest.mark.e2e, pytest.mark.full]
 
 PASSWORDS = {"ada": "ada-audit-admin-pass", "rex": "rex-audit-reader-pass"}
 WORLD = {

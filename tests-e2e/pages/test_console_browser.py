@@ -24,6 +24,9 @@ from ..clients.conftest import run_node  # noqa: F401 (the fixture, used through
 from ..conftest import Stack
 from .test_pages_browser import OUTPUT, WIDTHS, _axe_violations, browser
 
+# Beyond the browser suite's smoke: `make test-full` runs it (docs/decisions.md).
+pytestmark = pytest.mark.full
+
 __all__ = ["browser"]  # the fixture, shared (test_pages_browser.py launches Chromium)
 
 MIB = 1024 * 1024

@@ -7,8 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from ..conftest import Stack
 from .test_pages_browser import _axe_violations, browser
+
+# Beyond the browser suite's smoke: `make test-full` runs it (docs/decisions.md).
+pytestmark = pytest.mark.full
+
 
 __all__ = ["browser"]  # the fixture, shared (test_pages_browser.py launches Chromium)
 

@@ -11,6 +11,9 @@ import pytest
 
 from .test_pages_browser import MAC_UA, OUTPUT, _visitor, browser
 
+# Beyond the browser suite's smoke: `make test-full` runs it (docs/decisions.md).
+pytestmark = pytest.mark.full
+
 if TYPE_CHECKING:
     from ..conftest import Stack
 

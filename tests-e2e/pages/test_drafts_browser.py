@@ -17,7 +17,8 @@ from .test_pages_browser import browser
 
 __all__ = ["browser"]  # the fixture, shared (test_pages_browser.py launches Chromium)
 
-pytestmark = pytest.mark.e2e
+# Beyond the browser suite's smoke: `make test-full` runs it (docs/decisions.md).
+pytestmark = [pytest.mark.e2e, pytest.mark.full]
 
 PASSWORDS = {"pia": "pia-publisher-pass", "ada": "ada-admin-pass", "rex": "rex-reader-pass"}
 WORLD = {

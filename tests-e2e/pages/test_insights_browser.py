@@ -17,7 +17,8 @@ from .test_pages_browser import _axe_violations, browser
 
 __all__ = ["browser"]  # the fixture, shared
 
-pytestmark = pytest.mark.e2e
+# Beyond the browser suite's smoke: `make test-full` runs it (docs/decisions.md).
+pytestmark = [pytest.mark.e2e, pytest.mark.full]
 
 TOKEN = "insights-pages-owner-token"
 WORLD = {

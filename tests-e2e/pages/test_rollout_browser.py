@@ -19,7 +19,8 @@ from .test_pages_browser import WIDTHS, browser
 
 __all__ = ["browser"]
 
-pytestmark = pytest.mark.e2e
+# Beyond the browser suite's smoke: `make test-full` runs it (docs/decisions.md).
+pytestmark = [pytest.mark.e2e, pytest.mark.full]
 
 PASSWORD = "pia-publisher-pass"
 TOKEN = {"Authorization": "token pia-rollout-token", "Content-Type": "application/json"}
