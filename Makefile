@@ -26,6 +26,9 @@ EDITABLES := $(SERVICE_PACKAGES) $(CLIENT_PACKAGES) $(PROTO_PACKAGES)
 RUN_STAMP := $(VENV)/.installed-run
 INSTALL_STAMP := $(VENV)/.installed
 RUN_INPUTS := constraints.txt $(wildcard $(addsuffix /pyproject.toml,$(EDITABLES)))
+# --no-compile: Python compiles a module the first time it is imported; compiling every file of
+# every package at install took half of a clean clone's install (61 s against 31 s here).
+PIP_INSTALL := -m pip install --quiet --disable-pip-version-check --no-compile
 
 .PHONY: help install install-run run shell test test-full lint fmt pytest reset clean
 
@@ -39,16 +42,16 @@ install: $(INSTALL_STAMP) ## Create .venv with every package and tool (pinned by
 $(RUN_STAMP): $(RUN_INPUTS)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@# Our packages build with the pinned setuptools in the venv: no per-package build downloads.
-	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt pip setuptools wheel
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-build-isolation \
+	$(PY) $(PIP_INSTALL) -c constraints.txt pip setuptools wheel
+	$(PY) $(PIP_INSTALL) --no-build-isolation \
 		-c constraints.txt $(addprefix -e ,$(EDITABLES))
 	@# No PostgreSQL binaries on this machine: the embedded database comes from the pgserver wheel.
 	@if ! command -v pg_config >/dev/null && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
-		$(PY) -m pip install --quiet --disable-pip-version-check pgserver; fi
+		$(PY) $(PIP_INSTALL) pgserver; fi
 	@touch $@
 
 $(INSTALL_STAMP): $(RUN_STAMP) requirements-dev.txt $(wildcard $(addsuffix /pyproject.toml,$(DEV_PACKAGES)))
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-build-isolation \
+	$(PY) $(PIP_INSTALL) --no-build-isolation \
 		-c constraints.txt -r requirements-dev.txt $(addprefix -e ,$(DEV_PACKAGES))
 	@touch $@
 

@@ -55,7 +55,7 @@ bench-feeds: install deploy-tools ## Benchmark every update feed route vs a bare
 profile-tools: install $(VENV)/.py-spy ## Install py-spy (pinned) to profile a benchmark's service process
 
 $(VENV)/.py-spy: constraints.txt
-	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt py-spy
+	$(PY) $(PIP_INSTALL) -c constraints.txt py-spy
 	@touch $@
 
 .PHONY: bench-micro-cache

@@ -23,7 +23,7 @@ TEST_PREREQUISITES += deploy-tools deploy-check
 deploy-tools: apt-tools ## Install nginx, wrk and docker-compose with apt-get (only when missing, only as root)
 
 $(VENV)/.deploy-validators: mk/deploy.mk | install
-	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt $(DEPLOY_VALIDATORS)
+	$(PY) $(PIP_INSTALL) -c constraints.txt $(DEPLOY_VALIDATORS)
 	@touch $@
 
 deploy-render: install ## Re-render deploy/k8s/base/nginx/forge.conf from the nginx template

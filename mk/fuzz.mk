@@ -17,7 +17,7 @@ fuzz-tools: $(FUZZ_STAMP) ## Install schemathesis (pinned) into .venv-fuzz
 
 $(FUZZ_STAMP): constraints.txt mk/fuzz.mk
 	@test -x $(FUZZ_VENV)/bin/python || $(PYTHON) -m venv $(FUZZ_VENV)
-	$(FUZZ_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c constraints.txt \
+	$(FUZZ_VENV)/bin/python $(PIP_INSTALL) -c constraints.txt \
 		pip schemathesis
 	@touch $@
 
