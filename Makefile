@@ -30,7 +30,7 @@ RUN_INPUTS := constraints.txt $(wildcard $(addsuffix /pyproject.toml,$(EDITABLES
 # every package at install took half of a clean clone's install (61 s against 31 s here).
 PIP_INSTALL := -m pip install --quiet --disable-pip-version-check --no-compile
 
-.PHONY: help install install-run run shell test test-full lint fmt pytest reset clean
+.PHONY: help install install-run run shell test test-full checks lint fmt pytest reset clean
 
 help: ## Show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_.-]+:.*## / {printf "  \033[36m%-20s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -92,10 +92,17 @@ else
 	$(BIN)/pytest -q -p no:xdist -m "alone $(NOT_FULL)" $(PYTEST_ARGS) || test $$? -eq 5
 endif
 
-# The smoke runs of TEST_ALONGSIDE (bench-smoke, fuzz-smoke) run beside pytest: they too mostly
-# wait. --output-sync prints each one's output whole when it ends, pytest's summary line included.
-test: install lint $(TEST_PREREQUISITES) ## Lint, check the contract, run the tests with the long suites' smoke (what CI runs)
+# `make test` in two steps, each running side by side what can: first the tools the tests use
+# (TEST_TOOLS: apt-get, npm ci, the fuzzing venv) beside pip's install, which keeps one core busy,
+# and then the checks (lint and TEST_CHECKS, one after another: two mypy runs share a cache); then
+# pytest beside the smoke runs of TEST_ALONGSIDE (bench-smoke, fuzz-smoke), which too mostly wait.
+# --output-sync prints each one's output whole when it ends, pytest's summary line included.
+test: ## Lint, check the contract, run the tests with the long suites' smoke (what CI runs)
+	@$(MAKE) --no-print-directory -j --output-sync=target checks $(TEST_TOOLS)
 	@$(MAKE) --no-print-directory -j --output-sync=target pytest $(TEST_ALONGSIDE)
+
+checks: install ## Lint and the contract checks (TEST_CHECKS), one after another
+	@$(MAKE) --no-print-directory -j1 lint $(TEST_CHECKS)
 
 test-full: ## make test with every test of the long end-to-end suites (marker `full`)
 	@$(MAKE) --no-print-directory test PYTEST_FULL=1

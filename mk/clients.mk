@@ -12,7 +12,7 @@ APT_TOOLS += minisign:minisign ip:iproute2 zsync:zsync
 # real dnf and rpmbuild (dpkg-deb, apt-get and gpg come with Debian itself)
 APT_TOOLS += sqv:sqv dnf:dnf+dnf-plugins-core rpmbuild:rpm
 
-TEST_PREREQUISITES += clients-tools
+TEST_TOOLS += clients-tools
 
 .PHONY: clients-tools
 

@@ -16,7 +16,8 @@ DEPLOY_DOCS := README.md docs/deploy.md deploy/README.md
 POD_SECURITY := $(PY) deploy/pod_security.py --namespaces deploy/k8s/base/namespace.yaml
 NGINX ?= $(shell command -v nginx 2>/dev/null || ls /usr/sbin/nginx 2>/dev/null)
 
-TEST_PREREQUISITES += deploy-tools deploy-check
+TEST_TOOLS += deploy-tools
+TEST_CHECKS += deploy-check
 
 .PHONY: deploy-tools deploy-check deploy-render up up-demo bench-proxy
 

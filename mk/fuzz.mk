@@ -10,6 +10,7 @@ FUZZ_STAMP := $(FUZZ_VENV)/.installed
 
 # `make test` runs the smoke run (about a minute of fuzzing in all).
 TEST_ALONGSIDE += fuzz-smoke
+TEST_TOOLS += fuzz-tools
 
 .PHONY: fuzz-tools fuzz-smoke fuzz
 

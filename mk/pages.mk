@@ -5,7 +5,7 @@
 PAGES_DIR := tests-e2e/pages
 APT_TOOLS += chromium:chromium+fonts-dejavu-core
 
-TEST_PREREQUISITES += pages-tools
+TEST_TOOLS += pages-tools
 
 .PHONY: pages-tools
 

@@ -9,7 +9,8 @@ PROTO_PACKAGES = proto/gen/python sdk/python plugins/event-recorder
 
 # `make test` also checks the contract, lints the SDK, and installs the Node
 # example's packages so its test runs instead of skipping.
-TEST_PREREQUISITES += proto-check sdk-lint node-deps
+TEST_CHECKS += proto-check sdk-lint
+TEST_TOOLS += node-deps
 
 BUF = $(abspath $(BIN)/buf)
 # proto/tools/protoc and protoc-gen-grpc-python run grpc_tools with this Python.

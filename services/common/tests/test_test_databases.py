@@ -57,6 +57,29 @@ def test_a_used_database_comes_back_empty_under_a_new_name_with_its_sequences_re
     assert databases == 0  # nothing left behind reaches it by its old name
 
 
+def test_rows_that_reference_each_other_are_emptied_whatever_the_order(
+    factory: DatabaseFactory, pg_server_url: str
+) -> None:
+    """The rows are deleted table by table with the foreign keys off: a repository's account can
+    go first, and the cascade it would start finds nothing that is not emptied anyway."""
+    _, after = used_then_next(
+        factory,
+        pg_server_url,
+        "WITH a AS (INSERT INTO core.accounts (kind, name) VALUES ('org', 'o') RETURNING id) "
+        "INSERT INTO core.repositories (owner_id, name) SELECT id, 'r' FROM a",
+    )
+    assert factory.reused == 1
+    url = with_database(pg_server_url, after)
+    assert sql(url, "SELECT count(*) FROM core.accounts") == 0
+    assert sql(url, "SELECT count(*) FROM core.repositories") == 0
+    owner = sql(url, "INSERT INTO core.accounts (kind, name) VALUES ('org', 'o') RETURNING id")
+    made = f"INSERT INTO core.repositories (owner_id, name) VALUES ({owner}, 'r') RETURNING id"
+    assert (owner, sql(url, made)) == (1, 1)
+    # the foreign keys hold again in the next test's database
+    with pytest.raises(asyncpg.ForeignKeyViolationError):
+        sql(url, "INSERT INTO core.repositories (owner_id, name) VALUES (99, 'x')")
+
+
 @pytest.mark.parametrize(
     "change",
     [
