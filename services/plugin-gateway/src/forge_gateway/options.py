@@ -106,6 +106,11 @@ class Options:
     # (docs/decisions.md "Other targets"), and a reconnect attempt (one TCP connect) every half
     # second costs a stopped plugin nothing.
     reconnect_max: float = 0.5
+    # How long one connection attempt may take (TCP, TLS, the server's first HTTP/2 frame). gRPC
+    # reads it from `grpc.min_reconnect_backoff_ms`, despite the name; set to the backoff above,
+    # it gave a plugin 0.2-0.5 s, and one behind a slow link or a busy host never joined
+    # (docs/plugins.md "Connections").
+    connect_timeout: float = 5.0
     # How long start-up waits for plugins' first Initialize before serving anyway.
     startup_wait: float = 5.0
     # gRPC's 4 MiB default breaks large bodies; both directions are raised to this.

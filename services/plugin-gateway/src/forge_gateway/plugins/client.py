@@ -80,7 +80,7 @@ def channel_options(options: Options, plugin: PluginConfig) -> list[tuple[str, A
         ("grpc.max_receive_message_length", options.max_message_bytes),
         ("grpc.max_send_message_length", options.max_message_bytes),
         ("grpc.initial_reconnect_backoff_ms", int(options.reconnect_initial * 1000)),
-        ("grpc.min_reconnect_backoff_ms", int(options.reconnect_initial * 1000)),
+        ("grpc.min_reconnect_backoff_ms", int(options.connect_timeout * 1000)),
         ("grpc.max_reconnect_backoff_ms", int(options.reconnect_max * 1000)),
         # Hangs are caught by deadline-bound health checks; keepalive pings only earn
         # GOAWAY "too_many_pings" from Python servers (docs/plugins.md "Connections").
