@@ -17,7 +17,7 @@ POD_SECURITY := $(PY) deploy/pod_security.py --namespaces deploy/k8s/base/namesp
 NGINX ?= $(shell command -v nginx 2>/dev/null || ls /usr/sbin/nginx 2>/dev/null)
 
 TEST_TOOLS += deploy-tools
-TEST_CHECKS += deploy-check
+TEST_CHECKS_BESIDE += deploy-check
 
 .PHONY: deploy-tools deploy-check deploy-render up up-demo bench-proxy
 

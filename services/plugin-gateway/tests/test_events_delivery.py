@@ -9,7 +9,9 @@ from dataclasses import replace
 from typing import Any
 
 import grpc
+import pytest
 from forge_common.keys import NOTIFICATIONS
+from forge_gateway.events import queries as delivery_queries
 from forge_gateway.keys import DELIVERY_WORKER
 from plugin.v1 import plugin_pb2
 
@@ -279,3 +281,34 @@ async def test_notify_wakes_the_worker_and_its_listen_connection_comes_back(
     )
     await store_unleased(pool, [envelope()], ["quick"])
     await helpers.eventually(lambda: fake.calls["OnEvent"] == 2, within=10, what="NOTIFY again")
+
+
+async def test_a_notify_during_a_claim_that_read_the_table_before_it_is_not_lost(
+    fresh: Any, fakes: Any, helpers: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A NOTIFY that wakes the worker while a claim is under way, one that read the table before
+    the delivery was stored, has another claim follow it: with polling every 30 s, the delivery
+    still arrives within seconds (a claim is slow on a busy machine; this wake-up was lost)."""
+    fake = await fakes(helpers.FakePlugin("quick", events=["release.published"]))
+    slow_polling = replace(helpers.FAST.delivery, poll_interval=30)
+    client = await fresh([helpers.entry(fake)], replace(helpers.FAST, delivery=slow_polling))
+    await asyncio.wait_for(client.app[NOTIFICATIONS].listening.wait(), 5)
+    worker = client.app[DELIVERY_WORKER]
+    read, finish = asyncio.Event(), asyncio.Event()
+    real_claim = delivery_queries.claim
+
+    async def claim_then_hold(*args: Any) -> Any:
+        claimed = await real_claim(*args)  # the table as it is now: no delivery yet
+        read.set()
+        await finish.wait()  # returns after the delivery is stored and announced
+        return claimed
+
+    monkeypatch.setattr(delivery_queries, "claim", claim_then_hold)
+    worker.wake()
+    await asyncio.wait_for(read.wait(), 5)
+    await store_unleased(worker.pool, [envelope()], ["quick"])
+    # the NOTIFY's round found the claim under way (a private flag: no other sign of it)
+    await helpers.eventually(lambda: worker._claim_again, within=5, what="a round during the claim")
+    monkeypatch.setattr(delivery_queries, "claim", real_claim)
+    finish.set()
+    await helpers.eventually(lambda: fake.calls["OnEvent"] == 1, within=10, what="the delivery")

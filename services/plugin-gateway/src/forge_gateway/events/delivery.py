@@ -60,6 +60,9 @@ class DeliveryWorker:
         self._queues: dict[str, deque[Claimed]] = {}
         self._calling: dict[asyncio.Task[None], Claimed] = {}
         self._claiming: asyncio.Task[None] | None = None  # the claim under way (one at a time)
+        # A round wanted a claim while one was under way: that claim may have read the table
+        # before what woke the round (a NOTIFY), so another round follows it.
+        self._claim_again = False
         self._throughput = Throughput()
         self._reserved: Counter[str] = Counter()  # leases of ingests under way, per plugin
         self._claim_wants: Counter[str] = Counter()  # what the claim under way asks, per plugin
@@ -193,6 +196,8 @@ class DeliveryWorker:
                 wanted.append((plugin.name, want - queued))
         if wanted and self._claiming is None:
             self._claiming = asyncio.create_task(self._claim(wanted))
+        elif wanted:
+            self._claim_again = True
         return started
 
     async def store_events(
@@ -282,7 +287,8 @@ class DeliveryWorker:
         finally:
             self._claiming = None
             self._claim_wants.clear()
-            if claimed_any:
+            if claimed_any or self._claim_again:
+                self._claim_again = False
                 self._wake.set()
         self.database.succeeded()
 
