@@ -93,14 +93,15 @@ else
 endif
 
 # `make test` in two steps, each running side by side what can: first the tools the tests use
-# (TEST_TOOLS: apt-get, npm ci, the fuzzing venv) beside pip's install, which keeps one core busy,
-# and then the checks (lint and TEST_CHECKS, one after another: two mypy runs share a cache;
-# TEST_CHECKS_BESIDE beside them); then pytest beside the smoke runs of TEST_ALONGSIDE
-# (bench-smoke, fuzz-smoke), which too mostly wait.
-# --output-sync prints each one's output whole when it ends, pytest's summary line included.
+# (TEST_TOOLS: apt-get, npm ci, the fuzzing venv) beside pip's install, which keeps one core busy;
+# then pytest beside the checks (lint and TEST_CHECKS one after another, as two mypy runs share a
+# cache; TEST_CHECKS_BESIDE beside them) and the smoke runs of TEST_ALONGSIDE (bench-smoke,
+# fuzz-smoke). A failed check fails `make test` when the rest has ended; its output is printed
+# when it ends, the first minute or so (--output-sync: each target's output whole).
 test: ## Lint, check the contract, run the tests with the long suites' smoke (what CI runs)
-	@$(MAKE) --no-print-directory -j --output-sync=target checks $(TEST_CHECKS_BESIDE) $(TEST_TOOLS)
-	@$(MAKE) --no-print-directory -j --output-sync=target pytest $(TEST_ALONGSIDE)
+	@$(MAKE) --no-print-directory -j --output-sync=target install $(TEST_TOOLS)
+	@$(MAKE) --no-print-directory -j --output-sync=target \
+		checks $(TEST_CHECKS_BESIDE) pytest $(TEST_ALONGSIDE)
 
 checks: install ## Lint and the contract checks (TEST_CHECKS), one after another
 	@$(MAKE) --no-print-directory -j1 lint $(TEST_CHECKS)

@@ -16,7 +16,8 @@ DEPLOY_DOCS := README.md docs/deploy.md deploy/README.md
 POD_SECURITY := $(PY) deploy/pod_security.py --namespaces deploy/k8s/base/namespace.yaml
 NGINX ?= $(shell command -v nginx 2>/dev/null || ls /usr/sbin/nginx 2>/dev/null)
 
-TEST_TOOLS += deploy-tools
+# the validators install with the tools: nothing installs into .venv while pytest runs from it
+TEST_TOOLS += deploy-tools $(VENV)/.deploy-validators
 TEST_CHECKS_BESIDE += deploy-check
 
 .PHONY: deploy-tools deploy-check deploy-render up up-demo bench-proxy
