@@ -35,6 +35,9 @@ if TYPE_CHECKING:
     from conftest import Stack
 
 pytestmark = pytest.mark.e2e
+# The tests on this module's stack are beyond the hostile suite's smoke (`make test-full`;
+# docs/decisions.md): in-process, services/*/tests/test_hostile*.py and fuzz-smoke send the same.
+STACK = pytest.mark.full
 
 TOKEN = "bob-hostile-token"  # owner of acme, site administrator (the admin delivery routes)
 BOB = {"Authorization": f"token {TOKEN}"}
@@ -89,6 +92,7 @@ def without_request_id(body: bytes) -> Any:
 # --- credentials that are not UTF-8 -------------------------------------------------------------
 
 
+@STACK
 @pytest.mark.parametrize("service", ["releases", "orgs", "gateway"])
 def test_a_token_that_is_not_utf8_is_401_even_on_healthz(stack: Stack, service: str) -> None:
     request = b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
@@ -98,6 +102,7 @@ def test_a_token_that_is_not_utf8_is_401_even_on_healthz(stack: Stack, service: 
     assert headers.get("x-request-id") and b"Traceback" not in body
 
 
+@STACK
 def test_a_token_that_is_not_utf8_is_401_through_the_proxy(stack: Stack) -> None:
     request = f"GET {RELEASES} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n".encode()
     request += b"Authorization: token \xff\xfe\x80abc\r\n\r\n"
@@ -114,6 +119,7 @@ def test_a_token_that_is_not_utf8_is_401_through_the_proxy(stack: Stack) -> None
     ("spec", "status", "length"),
     [(f"bytes={HUGE}-", 416, 0), (f"bytes=0-{HUGE}", 206, 10), (f"bytes=-{HUGE}", 206, 10)],
 )
+@STACK
 def test_a_range_of_thousands_of_digits_is_416_or_the_whole_file(
     stack: Stack, spec: str, status: int, length: int
 ) -> None:
@@ -133,6 +139,7 @@ def test_a_range_of_thousands_of_digits_is_416_or_the_whole_file(
         ("GET", f"{RELEASES}?limit={HUGE}", 200),  # list rule: an unusable limit is the default
     ],
 )
+@STACK
 def test_ids_and_limits_of_thousands_of_digits_are_4xx(
     stack: Stack, method: str, path: str, status: int
 ) -> None:
@@ -140,6 +147,7 @@ def test_ids_and_limits_of_thousands_of_digits_are_4xx(
     assert reply.status == status, reply.body[:200]
 
 
+@STACK
 def test_an_integer_of_400_digits_in_json_is_422_naming_the_field(stack: Stack) -> None:
     body = b'{"name": "Big", "display_order": ' + b"9" * 400 + b"}"
     headers = {**BOB, "Content-Type": "application/json"}
@@ -156,6 +164,7 @@ def _release_id(stack: Stack) -> int:
     return int(release["id"])
 
 
+@STACK
 def test_a_multipart_part_header_with_a_control_character_is_400(stack: Stack) -> None:
     body = (
         b'--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n'
@@ -167,6 +176,7 @@ def test_a_multipart_part_header_with_a_control_character_is_400(stack: Stack) -
     assert reply.json()["error"]["message"] == "Malformed multipart body"
 
 
+@STACK
 @pytest.mark.parametrize("name", ["%ff%fe.bin", "%E2%80%AEexe.txt", "a%C2%85b.zip"])
 def test_asset_names_that_are_not_what_they_seem_are_422(stack: Stack, name: str) -> None:
     path = f"{RELEASES}/{_release_id(stack)}/assets?name={name}"
@@ -175,6 +185,7 @@ def test_asset_names_that_are_not_what_they_seem_are_422(stack: Stack, name: str
     assert reply.json()["error"]["message"].startswith("name ")
 
 
+@STACK
 def test_an_uploaded_html_file_is_never_served_to_render(stack: Stack) -> None:
     headers = {**BOB, "Content-Type": "text/html"}
     path = f"{RELEASES}/{_release_id(stack)}/assets?name=page.html"
@@ -189,6 +200,7 @@ def test_an_uploaded_html_file_is_never_served_to_render(stack: Stack) -> None:
 # --- an owner the caller may not see ------------------------------------------------------------
 
 
+@STACK
 def test_a_private_organization_and_its_repository_do_not_exist_anonymously(stack: Stack) -> None:
     existing = stack.get("/api/v2/repos/secretorg/hidden/releases")
     missing = stack.get("/api/v2/repos/secretorg/nothing-here/releases")
@@ -206,6 +218,7 @@ MALFORMED = {
 }
 
 
+@STACK
 @pytest.mark.parametrize("case", sorted(MALFORMED))
 def test_what_the_parser_refuses_is_a_json_400_with_a_request_id_and_no_token_logged(
     stack: Stack, case: str
@@ -220,6 +233,7 @@ def test_what_the_parser_refuses_is_a_json_400_with_a_request_id_and_no_token_lo
     assert secret not in log_text(stack)
 
 
+@STACK
 def test_a_bogus_expect_header_is_a_json_417(stack: Stack) -> None:
     request = (
         f"POST {RELEASES} HTTP/1.1\r\nHost: x\r\nExpect: bogus\r\nConnection: close\r\n"
@@ -246,6 +260,7 @@ def _stalled_head(line: str) -> bytes:
     ).encode()
 
 
+@STACK
 @pytest.mark.parametrize(("service", "line"), STALLED)
 @pytest.mark.alone  # measures time: run after the parallel tests
 def test_a_body_stalled_after_its_headers_is_408_within_the_deadline(
@@ -270,6 +285,7 @@ def _latencies(stack: Stack, count: int) -> list[float]:
     return spent
 
 
+@STACK
 @pytest.mark.alone  # measures time: run after the parallel tests
 def test_hundreds_of_stalled_bodies_leave_normal_requests_their_latency(stack: Stack) -> None:
     """300 clients stall after their headers; ordinary requests meanwhile answer about as fast as
@@ -311,6 +327,7 @@ def _event_headers(secret: str, body: bytes) -> dict[str, str]:
     }
 
 
+@STACK
 def test_serve_all_without_a_secret_refuses_events_signed_with_a_guessable_one(
     stack: Stack, e2e_database: str, tmp_path: Path
 ) -> None:
