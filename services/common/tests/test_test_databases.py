@@ -30,11 +30,19 @@ def sql(url: str, statement: str) -> Any:
     return run_sync(run())
 
 
+async def _execute(url: str, statements: str) -> None:
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute(statements)
+    finally:
+        await conn.close()
+
+
 def used_then_next(factory: DatabaseFactory, server: str, change: str) -> tuple[str, str]:
     """A database a test changed with `change` and released, then the database after the one
     handed out meanwhile (the factory keeps one ready ahead)."""
     used = factory.acquire()
-    sql(with_database(server, used), change)
+    run_sync(_execute(with_database(server, used), change))
     factory.release(used)
     factory.acquire()  # the one cloned ahead while `used` was in use
     return used, factory.acquire()
@@ -97,3 +105,43 @@ def test_a_database_whose_schema_or_migration_record_changed_is_dropped_not_reus
     listed = sql(pg_server_url, "SELECT string_agg(datname, ',') FROM pg_database")
     assert used not in listed
     assert sql(with_database(pg_server_url, after), "SELECT count(*) FROM core.accounts") == 0
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "INSERT INTO core.accounts (kind, name) VALUES ('user', 'seen'); ANALYZE core.accounts",
+        "INSERT INTO core.accounts (kind, name)"
+        " SELECT 'user', 'u' || n FROM generate_series(1, 2000) n",
+    ],
+    ids=["statistics", "ten-pages-or-more"],
+)
+def test_a_database_the_planner_would_plan_differently_than_a_clone_is_dropped(
+    factory: DatabaseFactory, pg_server_url: str, change: str
+) -> None:
+    """Statistics a test gathered, or pages of rows a DELETE leaves behind past the 10 the
+    planner assumes of a table never analyzed, would plan the next test's statements as no
+    clone would."""
+    _, after = used_then_next(factory, pg_server_url, change)
+    assert factory.reused == 0 and factory.cloned == 3
+    url = with_database(pg_server_url, after)
+    assert sql(url, "SELECT reltuples FROM pg_class WHERE oid = 'core.accounts'::regclass") == -1
+
+
+def test_the_counters_autovacuum_reads_start_at_zero_in_a_reused_database(
+    factory: DatabaseFactory, pg_server_url: str
+) -> None:
+    """A clone's are zero: a reused database's must not make autovacuum analyze the next test's
+    tables for the rows the last test wrote."""
+    _, after = used_then_next(
+        factory,
+        pg_server_url,
+        "INSERT INTO core.accounts (kind, name)"
+        " SELECT 'user', 'u' || n FROM generate_series(1, 60) n",
+    )
+    assert factory.reused == 1
+    changed = (
+        "SELECT n_mod_since_analyze FROM pg_stat_user_tables"
+        " WHERE relid = 'core.accounts'::regclass"
+    )
+    assert sql(with_database(pg_server_url, after), changed) == 0

@@ -217,13 +217,22 @@ async def test_outcome_statements_read_only_their_deliveries_once_prepared_on_a_
 
 async def test_a_claim_reads_only_its_batch_in_a_backlog(fresh: Any, db: Any) -> None:
     """A claim costs the same whatever the backlog: it takes the first due deliveries along the
-    index of pending ones and updates them by id. Joined to the claimed rows instead, PostgreSQL
-    hashed all 20,000 deliveries for a claim of 100 whenever its cost model found that cheaper."""
+    index of pending ones and updates them, and reads their events, by id. Joined to the claimed
+    rows instead, PostgreSQL hashed all 20,000 deliveries for a claim of 100 whenever its cost
+    model found that cheaper; and while the events' statistics were taken just after a prune
+    (pages, no rows), it read every event and looked up each one's delivery."""
     client = await fresh([])
     await client.app[DELIVERY_WORKER].stop()
-    await store_deliveries(db, 20000, "pending")
+    await store_deliveries(db, 20000, "delivered")
+    async with db.transaction():  # pruned: the rows go, their pages stay until a vacuum
+        await db.execute("DELETE FROM gateway.deliveries")
+        await db.execute("DELETE FROM gateway.events")
+    await db.execute("ANALYZE gateway.events")
+    await store_deliveries(db, 20000, "pending")  # then a backlog the statistics do not know of
     await db.execute("ANALYZE gateway.deliveries")
     arguments = ("p", 100, "w", 30.0, queries.LOST_ATTEMPT, [])
     plan = await explained(db, queries.CLAIM, *arguments)  # planned afresh, as the worker does
     read = rows_read(plan, "deliveries")
     assert 100 <= read <= 200, f"the claim read {read} deliveries for 100"
+    read = rows_read(plan, "events")
+    assert read == 100, f"the claim read {read} events for 100"

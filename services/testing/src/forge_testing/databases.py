@@ -14,9 +14,11 @@ when the result cannot be told from a clone:
    new files even when empty, 40-110 ms of PostgreSQL's CPU a test, and a DELETE of the few
    tables a test filled costs a tenth of that (docs/decisions.md "A test's database");
 3. its fingerprint (schemas, tables, columns, constraints, indexes, functions, triggers, the
-   database's settings, and the content of the tables the template has rows in, such as the
-   migrations' record) is compared with the template's. Anything a test changed there, or any
-   step that fails, and the database is dropped instead: the next test gets a clone.
+   database's settings, the content of the tables the template has rows in, such as the
+   migrations' record, and which tables and indexes the planner knows more of than a clone's:
+   statistics, or 10 pages or more of dead rows) is compared with the template's. Anything a
+   test changed there, or any step that fails, and the database is dropped instead: the next
+   test gets a clone.
 """
 
 from __future__ import annotations
@@ -70,7 +72,14 @@ SELECT md5(concat_ws('|',
      FROM pg_db_role_setting
     WHERE setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database())),
   (SELECT count(*) FROM pg_largeobject_metadata)::text,
-  (SELECT string_agg(extname || ':' || extversion, ',' ORDER BY extname) FROM pg_extension)
+  (SELECT string_agg(extname || ':' || extversion, ',' ORDER BY extname) FROM pg_extension),
+  -- what the planner knows of a table or index besides its rows: analyzed (or vacuumed), or
+  -- 10 pages or more (below, a table never analyzed is taken to have 10, as a clone's is)
+  (SELECT string_agg(c.oid::regclass::text, ',' ORDER BY c.oid::regclass::text)
+     FROM pg_class c JOIN user_ns n ON n.oid = c.relnamespace
+    WHERE c.relkind IN ('r', 'i')
+      AND (c.reltuples >= 0 OR EXISTS (SELECT FROM pg_statistic s WHERE s.starelid = c.oid)
+           OR pg_relation_size(c.oid) >= 10 * current_setting('block_size')::int))
 ))"""
 
 USER_TABLES = """
@@ -91,13 +100,9 @@ class TemplateState:
 
     emptied: tuple[str, ...]  # the tables the template has no row in
     kept: tuple[str, ...]  # the tables it has rows in (compared in the fingerprint)
-    filled: str  # a query: the tables of `emptied` that hold rows
+    filled: str  # a query: the positions in `emptied` of the tables that hold rows
     sequences: tuple[tuple[str, int, int | None], ...]  # (name, start, last value or None)
     fingerprint: str
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def with_database(url: str, name: str) -> str:
@@ -128,7 +133,7 @@ async def template_state(template_url: str) -> TemplateState:
             for row in await conn.fetch(SEQUENCES)
         )
         filled = " UNION ALL ".join(
-            f"SELECT {_literal(t)} AS name WHERE EXISTS (SELECT FROM {t})" for t in emptied
+            f"SELECT {i} AS position WHERE EXISTS (SELECT FROM {t})" for i, t in enumerate(emptied)
         )
         return TemplateState(emptied, kept, filled, sequences, await fingerprint(conn, kept))
     finally:
@@ -147,12 +152,18 @@ async def empty_again(url: str, state: TemplateState) -> bool:
                 # is dropped, as any failing step
                 await conn.execute("SET LOCAL session_replication_role = replica")
                 for row in filled:
-                    await conn.execute(f"DELETE FROM {row['name']}")
+                    await conn.execute(f"DELETE FROM {state.emptied[row['position']]}")
             for name, start, last in state.sequences:
                 if last is None:
                     await conn.execute(f"SELECT setval('{name}', {start}, false)")
                 else:
                     await conn.execute(f"SELECT setval('{name}', {last}, true)")
+        if filled:
+            # the counters autovacuum reads, these DELETEs' included (written once this
+            # connection is idle): a clone's are zero, so autovacuum would not analyze the
+            # next test's tables for rows the last test wrote
+            await conn.execute("SELECT pg_stat_force_next_flush()")
+            await conn.execute("SELECT pg_stat_reset()")
         return await fingerprint(conn, state.kept) == state.fingerprint
     finally:
         await conn.close()
