@@ -44,6 +44,11 @@ SMOKE_HELP = (
     "non-zero if anything fails; the figures only show that the benchmark works"
 )
 SMOKE_MARK = "[smoke] "
+# answers each wrk thread reads in a smoke run before it stops (bench/smoke_answers.lua): the
+# smokes run beside the tests in `make test`, where a second of full load per wrk run was about
+# half of the CPU they used (docs/decisions.md "What make test runs")
+SMOKE_ANSWERS = 100
+_answers_per_thread: int | None = None  # set by parse_args for a smoke run
 _UNITS_MS = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0, "h": 3_600_000.0}
 
 
@@ -176,7 +181,10 @@ def wrk_argv(
     argv.append("--latency")
     for name, value in (headers or {}).items():
         argv += ["-H", f"{name}: {value}"]
-    return [*argv, url]
+    if _answers_per_thread is None:
+        return [*argv, url]
+    script = Path(__file__).resolve().parent / "smoke_answers.lua"
+    return [*argv, "-s", str(script), url, "--", str(_answers_per_thread)]
 
 
 def wrk(
@@ -435,9 +443,11 @@ def parse_args(
 ) -> argparse.Namespace:
     """Parse the command line with --smoke added; the `smoke` defaults replace the `full` ones when
     it is given (options given explicitly still win)."""
+    global _answers_per_thread
     parser.add_argument("--smoke", action="store_true", help=SMOKE_HELP)
     known, _ = parser.parse_known_args()
     parser.set_defaults(**(smoke if known.smoke else full))
+    _answers_per_thread = SMOKE_ANSWERS if known.smoke else None
     return parser.parse_args()
 
 
