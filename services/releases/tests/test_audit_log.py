@@ -163,8 +163,9 @@ async def test_nobody_but_admins_sees_a_log(make_client: Any, load: Any) -> None
             resp = await client.get(path, headers=auth(caller))
             assert resp.status == 404, (repo, caller)
             assert (await resp.json())["error"]["code"] == "RepoNotFound"
-        anonymous = await client.get(path)
-        assert anonymous.status == (401 if repo == "priv" else 404), repo
+        anonymous = await client.get(path)  # sign in first, public or private
+        assert anonymous.status == 401, repo
+        assert (await anonymous.json())["error"]["code"] == "AuthTokenMissing"
         for caller in ("owner", "repoadmin", "siteadmin"):
             assert (await client.get(path, headers=auth(caller))).status == 200, (repo, caller)
     for caller, status in (("owner", 404), ("writer", 404), ("anonymous", 401), ("siteadmin", 200)):

@@ -1,7 +1,7 @@
 """The audit log's console page (docs/audit.md "In the console"): a repository's admins and site
 admins read its entries (who, when, kind, target, each change with the reason), newest first,
 paged and filtered by kind and actor as the API is; everyone else gets the API's own answer (404
-as for a repository that does not exist, 401 to an anonymous visitor of a private one) and learns
+as for a repository that does not exist, 401 to an anonymous visitor) and learns
 nothing; no secret value is ever on the page; the repository's pages link it for admins only."""
 
 from __future__ import annotations

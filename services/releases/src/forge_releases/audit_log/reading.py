@@ -11,8 +11,9 @@ from typing import Any
 from aiohttp import web
 from forge_common.access import Access
 from forge_common.audit import Entry, Filters, queries
+from forge_common.auth import viewer_of
 from forge_common.db import Queryable
-from forge_common.errors import RepoNotFound
+from forge_common.errors import AuthTokenMissing, RepoNotFound
 
 from ..errors import InvalidField
 from ..models import Resolved
@@ -60,6 +61,10 @@ async def readable_log(request: web.Request) -> Resolved:
     """The repository of the path, for whoever may read its log (its admins, site admins): the
     one decision of the API and the console's page."""
     resolved = await resolve(request)  # 404 / 401 as for everything of a repository
+    if viewer_of(request) is None:
+        # sign in first, as every admin route answers: anonymous callers see that the
+        # repository exists anyway (a private one's answer is this 401 already)
+        raise AuthTokenMissing()
     if resolved.access < Access.ADMIN:
         raise RepoNotFound()  # not even that there is a log: 404 as for a private repository
     return resolved

@@ -93,7 +93,7 @@ def audit_paths() -> dict[str, Any]:
         "responses": {
             **REQUEST_ERRORS,
             "200": _LIST,
-            "401": error("AuthTokenMissing: a private repository, nobody signed in"),
+            "401": error("AuthTokenMissing: nobody signed in"),
             "404": error("RepoNotFound: also for readers, writers and strangers"),
             "422": error("ValInvalidInput: since is not an RFC 3339 time"),
         },
