@@ -34,7 +34,12 @@ async def _prune_forever(app: web.Application) -> None:
         await asyncio.sleep(app[OPTIONS].insights_prune_interval)
 
 
+# the pruning task of this process (a test stops it to prune by itself, without a race)
+AUDIT_PRUNING = web.AppKey("releases_audit_pruning", asyncio.Task[None])
+
+
 async def audit_retention_context(app: web.Application) -> AsyncIterator[None]:
     task = asyncio.create_task(_prune_forever(app), name="releases-audit-retention")
+    app[AUDIT_PRUNING] = task
     yield
     await tasks.stop(task)
