@@ -78,9 +78,9 @@ fmt: install ## Format the code
 # bound, so they run afterwards in one process, with no other test beside them (pytest's exit
 # status 5: none selected). PYTEST_WORKERS=0 runs everything in one process.
 PYTEST_WORKERS ?= 4
-# The long end-to-end suites (the browser, the faults, the fleet) keep a smoke run in `make test`;
-# their other tests are marked `full` and run with PYTEST_FULL=1, as `make test-full` sets it
-# (docs/decisions.md "What make test runs").
+# The long end-to-end suites keep a smoke run in `make test`; their other tests are marked `full`
+# and run with PYTEST_FULL=1, as `make test-full` sets it (docs/decisions.md "What make test
+# runs" lists each suite, its smoke and what only the full run holds).
 PYTEST_FULL ?=
 NOT_FULL := $(if $(PYTEST_FULL),,and not full)
 

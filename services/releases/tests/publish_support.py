@@ -79,10 +79,12 @@ def api(repo: str) -> str:
 
 async def outbox(db: Any) -> list[dict[str, Any]]:
     """Every release event written so far, oldest first (the audit log's `audit.recorded`
-    events beside them are asserted with the audit log: test_audit_log.py)."""
+    events beside them are asserted with the audit log: test_audit_log.py). The events of one
+    transaction share its moment and have no order of their own (docs/events.md: delivery is
+    not ordered): by type among themselves, never by where the rows happen to lie."""
     rows = await db.fetch(
         "SELECT type, source, repo_id, org_id, actor_id, payload FROM core.outbox "
-        "WHERE type <> 'audit.recorded' ORDER BY occurred_at, ctid"
+        "WHERE type <> 'audit.recorded' ORDER BY occurred_at, type, payload::text"
     )
     return [dict(row) for row in rows]
 

@@ -91,8 +91,8 @@ async def test_publish_then_update_check_and_download_match(
         "release.created",
         "release.asset.uploaded",
         "release.asset.uploaded",
+        "release.published",  # with the update that ends the draft, in one transaction
         "release.updated",
-        "release.published",
     ]
 
     # re-run: nothing to do
