@@ -145,3 +145,31 @@ def test_the_counters_autovacuum_reads_start_at_zero_in_a_reused_database(
         " WHERE relid = 'core.accounts'::regclass"
     )
     assert sql(with_database(pg_server_url, after), changed) == 0
+
+
+def test_new_rows_of_a_reused_database_lie_in_the_order_written_as_in_a_clone(
+    factory: DatabaseFactory, pg_server_url: str
+) -> None:
+    """The deleted rows' pages are given back: a table holds no page, as a clone's, so the next
+    test's rows are stored one after another (pages freed in the middle of a table would take
+    them in any order)."""
+    _, after = used_then_next(
+        factory,
+        pg_server_url,
+        "INSERT INTO core.accounts (kind, name)"
+        " SELECT 'user', 'u' || n FROM generate_series(1, 500) n;"
+        "; DELETE FROM core.accounts WHERE id % 2 = 0",
+    )
+    assert factory.reused == 1
+    url = with_database(pg_server_url, after)
+    assert sql(url, "SELECT pg_relation_size('core.accounts')") == 0
+    assert sql(url, "SELECT reltuples FROM pg_class WHERE oid = 'core.accounts'::regclass") == -1
+    run_sync(
+        _execute(
+            url,
+            "INSERT INTO core.accounts (kind, name) SELECT 'user', 'n' || n"
+            " FROM generate_series(1, 50) n",
+        )
+    )
+    in_place = "SELECT array_agg(id ORDER BY ctid) = array_agg(id ORDER BY id) FROM core.accounts"
+    assert sql(url, in_place) is True

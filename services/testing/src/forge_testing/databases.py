@@ -3,22 +3,24 @@ earlier test used, emptied again.
 
 A clone (`CREATE DATABASE ... TEMPLATE`) copies every page of the template, catalogs included:
 30-450 ms of PostgreSQL's CPU a test on this 2-core machine, more than many tests take
-(docs/decisions.md "A test's database"). Emptying a used one costs a TRUNCATE. It is done only
+(docs/decisions.md "A test's database"). Emptying a used one costs far less. It is done only
 when the result cannot be told from a clone:
 
 1. every other connection to it is ended, and it is renamed, so nothing a test left behind (a
    process, a pool reconnecting) reaches the next test's database under the old name;
 2. the rows of every table the template holds none in are deleted (with the foreign keys' and
    the tables' triggers off: every such table is emptied), and every sequence, identities
-   included, is set back to the template's state. Not TRUNCATE: it gives every table and index
-   new files even when empty, 40-110 ms of PostgreSQL's CPU a test, and a DELETE of the few
-   tables a test filled costs a tenth of that (docs/decisions.md "A test's database");
+   included, is set back to the template's state; each table with pages is vacuumed, so
+   it holds no page again, and its planner's counts and autovacuum's counters are reset. Not
+   TRUNCATE: it gives every table and index it names new files even when empty, and PostgreSQL
+   spends about half as much CPU deleting and vacuuming the few tables a test filled
+   (docs/decisions.md "A test's database");
 3. its fingerprint (schemas, tables, columns, constraints, indexes, functions, triggers, the
    database's settings, the content of the tables the template has rows in, such as the
-   migrations' record, and which tables and indexes the planner knows more of than a clone's:
-   statistics, or 10 pages or more of dead rows) is compared with the template's. Anything a
-   test changed there, or any step that fails, and the database is dropped instead: the next
-   test gets a clone.
+   migrations' record, and which tables the planner or the next rows could tell from a
+   clone's: statistics, counts, any page; indexes of 10 pages or more) is compared with the
+   template's. Anything a test changed there, or any step that fails, and the database is
+   dropped instead: the next test gets a clone.
 """
 
 from __future__ import annotations
@@ -73,13 +75,14 @@ SELECT md5(concat_ws('|',
     WHERE setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database())),
   (SELECT count(*) FROM pg_largeobject_metadata)::text,
   (SELECT string_agg(extname || ':' || extversion, ',' ORDER BY extname) FROM pg_extension),
-  -- what the planner knows of a table or index besides its rows: analyzed (or vacuumed), or
-  -- 10 pages or more (below, a table never analyzed is taken to have 10, as a clone's is)
+  -- what the planner and the next rows see of a table besides its rows: analyzed (or
+  -- vacuumed, unless reset), or any page (a clone's empty tables have none: new rows lie in
+  -- the order written); of an index, 10 pages or more
   (SELECT string_agg(c.oid::regclass::text, ',' ORDER BY c.oid::regclass::text)
      FROM pg_class c JOIN user_ns n ON n.oid = c.relnamespace
-    WHERE c.relkind IN ('r', 'i')
-      AND (c.reltuples >= 0 OR EXISTS (SELECT FROM pg_statistic s WHERE s.starelid = c.oid)
-           OR pg_relation_size(c.oid) >= 10 * current_setting('block_size')::int))
+    WHERE c.relkind = 'r' AND (c.reltuples >= 0 OR pg_relation_size(c.oid) > 0
+                               OR EXISTS (SELECT FROM pg_statistic s WHERE s.starelid = c.oid))
+       OR c.relkind = 'i' AND pg_relation_size(c.oid) >= 10 * current_setting('block_size')::int)
 ))"""
 
 USER_TABLES = """
@@ -100,7 +103,7 @@ class TemplateState:
 
     emptied: tuple[str, ...]  # the tables the template has no row in
     kept: tuple[str, ...]  # the tables it has rows in (compared in the fingerprint)
-    filled: str  # a query: the positions in `emptied` of the tables that hold rows
+    filled: str  # a query: the positions in `emptied` of the tables with pages (rows)
     sequences: tuple[tuple[str, int, int | None], ...]  # (name, start, last value or None)
     fingerprint: str
 
@@ -132,8 +135,10 @@ async def template_state(template_url: str) -> TemplateState:
             (row["name"], row["start_value"], row["last_value"])
             for row in await conn.fetch(SEQUENCES)
         )
+        # rows, or the pages of rows deleted since (a relay's outbox, say)
         filled = " UNION ALL ".join(
-            f"SELECT {i} AS position WHERE EXISTS (SELECT FROM {t})" for i, t in enumerate(emptied)
+            f"SELECT {i} AS position WHERE pg_relation_size('{t}') > 0"
+            for i, t in enumerate(emptied)
         )
         return TemplateState(emptied, kept, filled, sequences, await fingerprint(conn, kept))
     finally:
@@ -146,27 +151,40 @@ async def empty_again(url: str, state: TemplateState) -> bool:
     try:
         await conn.execute("SET lock_timeout = '5s'")
         async with conn.transaction():
-            filled = await conn.fetch(state.filled) if state.emptied else []
+            rows = await conn.fetch(state.filled) if state.emptied else []
+            filled = [state.emptied[row["position"]] for row in rows]
             if filled:
                 # superuser only (the test cluster's); elsewhere this fails and the database
                 # is dropped, as any failing step
                 await conn.execute("SET LOCAL session_replication_role = replica")
-                for row in filled:
-                    await conn.execute(f"DELETE FROM {state.emptied[row['position']]}")
+                for table in filled:
+                    await conn.execute(f"DELETE FROM {table}")
             for name, start, last in state.sequences:
                 if last is None:
                     await conn.execute(f"SELECT setval('{name}', {start}, false)")
                 else:
                     await conn.execute(f"SELECT setval('{name}', {last}, true)")
         if filled:
-            # the counters autovacuum reads, these DELETEs' included (written once this
-            # connection is idle): a clone's are zero, so autovacuum would not analyze the
-            # next test's tables for rows the last test wrote
-            await conn.execute("SELECT pg_stat_force_next_flush()")
-            await conn.execute("SELECT pg_stat_reset()")
+            await _as_never_filled(conn, filled)
         return await fingerprint(conn, state.kept) == state.fingerprint
     finally:
         await conn.close()
+
+
+async def _as_never_filled(conn: asyncpg.Connection[Any], tables: list[str]) -> None:
+    """Give emptied tables what a clone's have (docs/decisions.md "A test's database")."""
+    for table in tables:
+        # the deleted rows' pages: nobody else is connected, so VACUUM removes them all and
+        # gives the file back (no page left, as a clone's table has none)
+        await conn.execute(f"VACUUM {table}")
+    # VACUUM counted the rows it left (none), which a clone's table never had counted: its
+    # planner takes a table never counted to hold at least 10 pages
+    await conn.execute("UPDATE pg_class SET reltuples = -1 WHERE oid = ANY($1::regclass[])", tables)
+    # the counters autovacuum reads, the DELETEs' and the VACUUMs' included (written once this
+    # connection is idle): a clone's are zero, so autovacuum would not analyze the next
+    # test's tables for rows the last test wrote
+    await conn.execute("SELECT pg_stat_force_next_flush()")
+    await conn.execute("SELECT pg_stat_reset()")
 
 
 class DatabaseFactory:
