@@ -29,6 +29,10 @@ RUN_INPUTS := constraints.txt $(wildcard $(addsuffix /pyproject.toml,$(EDITABLES
 # --no-compile: Python compiles a module the first time it is imported; compiling every file of
 # every package at install took half of a clean clone's install (61 s against 31 s here).
 PIP_INSTALL := -m pip install --quiet --disable-pip-version-check --no-compile
+# ... and keeps what it compiled in __pycache__, unless PYTHONDONTWRITEBYTECODE says not to, as
+# container images often do: then every process compiles again what it imports, and pytest
+# rewrites every test module's asserts in each worker (docs/decisions.md "What make test runs").
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: help install install-run run shell test test-full checks lint fmt pytest reset clean
 

@@ -86,7 +86,7 @@ SELECT md5(concat_ws('|',
 ))"""
 
 USER_TABLES = """
-SELECT format('%I.%I', n.nspname, c.relname) AS name
+SELECT format('%I.%I', n.nspname, c.relname) AS name, c.oid
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
  WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition
    AND n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'
@@ -128,7 +128,8 @@ async def fingerprint(conn: asyncpg.Connection[Any], kept: tuple[str, ...]) -> s
 async def template_state(template_url: str) -> TemplateState:
     conn = await asyncpg.connect(template_url)
     try:
-        tables = [row["name"] for row in await conn.fetch(USER_TABLES)]
+        oids = {row["name"]: row["oid"] for row in await conn.fetch(USER_TABLES)}  # as in a clone
+        tables = list(oids)
         kept = tuple([t for t in tables if await conn.fetchval(f"SELECT EXISTS (SELECT FROM {t})")])
         emptied = tuple(t for t in tables if t not in kept)
         sequences = tuple(
@@ -137,7 +138,8 @@ async def template_state(template_url: str) -> TemplateState:
         )
         # rows, or the pages of rows deleted since (a relay's outbox, say)
         filled = " UNION ALL ".join(
-            f"SELECT {i} AS position WHERE pg_relation_size('{t}') > 0"
+            f"SELECT {i} AS position WHERE EXISTS (SELECT FROM {t})"
+            f" OR pg_relation_size({oids[t]}) > 0"
             for i, t in enumerate(emptied)
         )
         return TemplateState(emptied, kept, filled, sequences, await fingerprint(conn, kept))
