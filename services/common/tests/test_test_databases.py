@@ -8,7 +8,7 @@ from typing import Any
 
 import asyncpg
 import pytest
-from forge_testing.databases import DatabaseFactory, with_database
+from forge_testing.databases import DatabaseFactory, execute, with_database
 from forge_testing.plugin import TEMPLATE, run_sync
 
 
@@ -30,19 +30,11 @@ def sql(url: str, statement: str) -> Any:
     return run_sync(run())
 
 
-async def _execute(url: str, statements: str) -> None:
-    conn = await asyncpg.connect(url)
-    try:
-        await conn.execute(statements)
-    finally:
-        await conn.close()
-
-
 def used_then_next(factory: DatabaseFactory, server: str, change: str) -> tuple[str, str]:
     """A database a test changed with `change` and released, then the database after the one
     handed out meanwhile (the factory keeps one ready ahead)."""
     used = factory.acquire()
-    run_sync(_execute(with_database(server, used), change))
+    run_sync(execute(with_database(server, used), change))
     factory.release(used)
     factory.acquire()  # the one cloned ahead while `used` was in use
     return used, factory.acquire()
@@ -165,7 +157,7 @@ def test_new_rows_of_a_reused_database_lie_in_the_order_written_as_in_a_clone(
     assert sql(url, "SELECT pg_relation_size('core.accounts')") == 0
     assert sql(url, "SELECT reltuples FROM pg_class WHERE oid = 'core.accounts'::regclass") == -1
     run_sync(
-        _execute(
+        execute(
             url,
             "INSERT INTO core.accounts (kind, name) SELECT 'user', 'n' || n"
             " FROM generate_series(1, 50) n",

@@ -15,7 +15,8 @@ from forge_common.accounts.queries import account_by_name
 from forge_common.auth import hash_token
 from forge_common.db import transaction
 from forge_common.keys import DB_POOL
-from forge_releases.audit_log.lifecycle import AUDIT_PRUNING, prune
+from forge_releases.audit_log.lifecycle import prune
+from forge_releases.keys import AUDIT_PRUNING
 
 from .minisign_support import Signer
 from .publish_support import api, auth, publish_world

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from aiohttp import web
@@ -19,3 +20,5 @@ RELEASE_CACHE = web.AppKey("releases_cache", ReleaseCache)
 DOWNLOAD_COUNTER = web.AppKey("releases_download_counter", DownloadCounter)
 INSIGHTS: web.AppKey[InsightsCounter] = web.AppKey("releases_insights")
 STORAGE = web.AppKey("releases_storage", Storage)
+# the audit log's pruning task (audit_log/lifecycle.py): a test stops it to prune by itself
+AUDIT_PRUNING = web.AppKey("releases_audit_pruning", asyncio.Task[None])

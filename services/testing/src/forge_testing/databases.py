@@ -108,6 +108,15 @@ class TemplateState:
     fingerprint: str
 
 
+async def execute(url: str, statements: str) -> None:
+    """Run `statements` (one or several) on the database at `url`, on a connection of their own."""
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute(statements)
+    finally:
+        await conn.close()
+
+
 def with_database(url: str, name: str) -> str:
     parts = urlsplit(url)
     return urlunsplit(parts._replace(path=f"/{name}"))

@@ -34,7 +34,7 @@ from forge_common.migrations import migrate
 from forge_common.service import WorldIds, all_migrations, installed_services
 from forge_common.world import load_world
 
-from .databases import DatabaseFactory, with_database
+from .databases import DatabaseFactory, execute, with_database
 from .ports import free_port, worker_name
 
 T = TypeVar("T")
@@ -111,8 +111,8 @@ def pg_server_url() -> Iterator[str]:
 
 
 async def _create_template(server_url: str) -> None:
-    await _admin(server_url, f'DROP DATABASE IF EXISTS "{TEMPLATE}" WITH (FORCE)')
-    await _admin(server_url, f'CREATE DATABASE "{TEMPLATE}"')
+    await execute(server_url, f'DROP DATABASE IF EXISTS "{TEMPLATE}" WITH (FORCE)')
+    await execute(server_url, f'CREATE DATABASE "{TEMPLATE}"')
     conn = await connect(with_database(server_url, TEMPLATE))
     try:
         await migrate(conn, all_migrations(installed_services()))
@@ -205,7 +205,7 @@ class WorldDatabases:
 
     def create(self, world: Mapping[str, Any]) -> SharedWorld:
         name = f"forge_shared_{os.getpid()}_{next(_counter)}"
-        run_sync(_admin(self.server_url, f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE}"'))
+        run_sync(execute(self.server_url, f'CREATE DATABASE "{name}" TEMPLATE "{TEMPLATE}"'))
         self._names.append(name)
         settings = settings_for(with_database(self.server_url, name), self.storage_root / name)
         return SharedWorld(settings, run_sync(_load_into(settings, world)))
@@ -213,20 +213,12 @@ class WorldDatabases:
     def drop(self, shared: SharedWorld) -> None:
         name = urlsplit(shared.settings.database_url).path.lstrip("/")
         self._names.remove(name)
-        run_sync(_admin(self.server_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        run_sync(execute(self.server_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
     def close(self) -> None:
         for name in self._names:
-            run_sync(_admin(self.server_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            run_sync(execute(self.server_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         self._names.clear()
-
-
-async def _admin(server_url: str, sql: str) -> None:
-    conn = await asyncpg.connect(server_url)
-    try:
-        await conn.execute(sql)
-    finally:
-        await conn.close()
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,7 @@ from forge_common import tasks
 from forge_common.audit import queries
 from forge_common.keys import DB_POOL, SETTINGS
 
-from ..keys import OPTIONS
+from ..keys import AUDIT_PRUNING, OPTIONS
 
 log = logging.getLogger(__name__)
 
@@ -32,10 +32,6 @@ async def _prune_forever(app: web.Application) -> None:
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             log.warning("could not prune the audit log yet: %s", exc)
         await asyncio.sleep(app[OPTIONS].insights_prune_interval)
-
-
-# the pruning task of this process (a test stops it to prune by itself, without a race)
-AUDIT_PRUNING = web.AppKey("releases_audit_pruning", asyncio.Task[None])
 
 
 async def audit_retention_context(app: web.Application) -> AsyncIterator[None]:
